@@ -1,0 +1,3 @@
+from dynotui.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,46 @@
+"""The ``dynotui`` command: parse arguments, run one subcommand, turn errors into one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+
+from dynotui import __version__
+from dynotui.cli import demo_cmd, local_cmd, tables_cmd
+from dynotui.core.connection import ConnectionSetupError
+from dynotui.core.errors import DynotuiError
+from dynotui.local.demo import NotLocalError
+from dynotui.local.locate import LocalSetupError
+
+COMMANDS = (demo_cmd, local_cmd, tables_cmd)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dynotui",
+        description="A terminal pager for Amazon DynamoDB query results.",
+    )
+    parser.add_argument("--version", action="version", version=f"dynotui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for module in COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except (DynotuiError, LocalSetupError, ConnectionSetupError, NotLocalError) as exc:
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        print(f"dynotui: {exc}", file=sys.stderr)
+        return getattr(exc, "exit_code", 2 if isinstance(exc, ValueError) else 1)

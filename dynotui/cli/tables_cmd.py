@@ -1,0 +1,31 @@
+"""``dynotui tables``: list tables, or one table's sort orders."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from dynotui.cli.options import add_connection_options, connection_options
+from dynotui.core.connection import make_client
+from dynotui.core.schema import describe_table, list_tables, summary
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "tables",
+        help="list the tables, or a table's key schema and sort orders (base, LSIs, GSIs)",
+        description="List every table (ListTables followed to the end), or describe one.",
+    )
+    parser.add_argument("--table-name", help="describe this table's sort orders")
+    add_connection_options(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    client = make_client(connection_options(args))
+    if args.table_name:
+        print(summary(describe_table(client, args.table_name)))
+    else:
+        for name in list_tables(client):
+            print(name)
+    return 0

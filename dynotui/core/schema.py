@@ -1,0 +1,160 @@
+"""A table's key schema and its sort orders (the base table, each LSI, each GSI)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from dynotui.core.errors import InputError, translate
+
+ITEM_COUNT_NOTE = "approximate: DynamoDB refreshes it about every six hours"
+BASE = "table"
+
+OrderKind = Literal["table", "lsi", "gsi"]
+
+
+@dataclass(frozen=True)
+class KeyAttribute:
+    name: str
+    type: str  # S, N or B
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.type})"
+
+
+@dataclass(frozen=True)
+class SortOrder:
+    """One way to read the table in order: the base table or one of its indexes."""
+
+    name: str
+    kind: OrderKind
+    partition_key: KeyAttribute
+    sort_key: KeyAttribute | None
+    projection: str  # ALL, KEYS_ONLY or INCLUDE
+    projected: tuple[str, ...]  # INCLUDE's non-key attributes
+    status: str
+    item_count: int | None
+
+    @property
+    def index_name(self) -> str | None:
+        return None if self.kind == "table" else self.name
+
+    @property
+    def key_names(self) -> tuple[str, ...]:
+        keys = (self.partition_key.name, self.sort_key.name if self.sort_key else None)
+        return tuple(k for k in keys if k)
+
+    @property
+    def strongly_consistent_allowed(self) -> bool:
+        return self.kind != "gsi"
+
+    def describe(self) -> str:
+        sort = f" / {self.sort_key}" if self.sort_key else " (no sort key)"
+        label = {"table": "base table", "lsi": "LSI", "gsi": "GSI"}[self.kind]
+        projection = self.projection
+        if self.projected:
+            projection += " " + ", ".join(self.projected)
+        return f"{self.name}: {label}, {self.partition_key}{sort}, projects {projection}"
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    name: str
+    status: str
+    item_count: int | None
+    size_bytes: int | None
+    orders: tuple[SortOrder, ...]
+
+    @property
+    def base(self) -> SortOrder:
+        return self.orders[0]
+
+    @property
+    def table_key_names(self) -> tuple[str, ...]:
+        return self.base.key_names
+
+    def order(self, name: str | None) -> SortOrder:
+        if name is None or name == BASE:
+            return self.base
+        for order in self.orders[1:]:
+            if order.name == name:
+                return order
+        known = ", ".join(o.name for o in self.orders[1:]) or "none"
+        raise InputError(f"table '{self.name}' has no index '{name}' (indexes: {known})")
+
+    def cursor_key_names(self, index: str | None) -> tuple[str, ...]:
+        """The attributes of a LastEvaluatedKey on this order: index keys, then table keys."""
+        names = list(self.order(index).key_names)
+        names += [n for n in self.table_key_names if n not in names]
+        return tuple(names)
+
+    def attribute_type(self, name: str) -> str | None:
+        for order in self.orders:
+            for key in (order.partition_key, order.sort_key):
+                if key and key.name == name:
+                    return key.type
+        return None
+
+
+def _order(
+    description: dict[str, Any], types: dict[str, str], kind: OrderKind, name: str
+) -> SortOrder:
+    keys = {k["KeyType"]: k["AttributeName"] for k in description["KeySchema"]}
+    sort = keys.get("RANGE")
+    projection = description.get("Projection", {"ProjectionType": "ALL"})
+    return SortOrder(
+        name=name,
+        kind=kind,
+        partition_key=KeyAttribute(keys["HASH"], types[keys["HASH"]]),
+        sort_key=KeyAttribute(sort, types[sort]) if sort else None,
+        projection=projection.get("ProjectionType", "ALL"),
+        projected=tuple(projection.get("NonKeyAttributes", ())),
+        status=description.get("IndexStatus", description.get("TableStatus", "ACTIVE")),
+        item_count=description.get("ItemCount"),
+    )
+
+
+def parse_schema(table: dict[str, Any]) -> TableSchema:
+    """A TableSchema from DescribeTable's ``Table`` object."""
+    types = {a["AttributeName"]: a["AttributeType"] for a in table["AttributeDefinitions"]}
+    orders = [_order(table, types, "table", BASE)]
+    orders += [
+        _order(i, types, "lsi", i["IndexName"]) for i in table.get("LocalSecondaryIndexes", [])
+    ]
+    orders += [
+        _order(i, types, "gsi", i["IndexName"]) for i in table.get("GlobalSecondaryIndexes", [])
+    ]
+    return TableSchema(
+        name=table["TableName"],
+        status=table.get("TableStatus", "ACTIVE"),
+        item_count=table.get("ItemCount"),
+        size_bytes=table.get("TableSizeBytes"),
+        orders=tuple(orders),
+    )
+
+
+def describe_table(client: Any, name: str) -> TableSchema:
+    try:
+        return parse_schema(client.describe_table(TableName=name)["Table"])
+    except Exception as exc:
+        raise translate(exc, table=name) from exc
+
+
+def list_tables(client: Any) -> list[str]:
+    """Every table name: ListTables returns at most 100 a call, so follow it to the end."""
+    names: list[str] = []
+    try:
+        for page in client.get_paginator("list_tables").paginate():
+            names.extend(page.get("TableNames", []))
+    except Exception as exc:
+        raise translate(exc) from exc
+    return names
+
+
+def summary(schema: TableSchema) -> str:
+    count = "unknown" if schema.item_count is None else f"{schema.item_count:,}"
+    lines = [
+        f"{schema.name} [{schema.status}]: ~{count} items ({ITEM_COUNT_NOTE})",
+        *(f"  {order.describe()}" for order in schema.orders),
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,200 @@
+"""Run DynamoDB Local in memory as a child JVM that never outlives this process.
+
+Three guards keep the JVM from leaking: the context manager (normal exit, Ctrl-C,
+exceptions), an ``atexit`` hook (a forgotten ``stop``), and on Linux the kernel's
+parent-death signal (this process killed outright).
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from pathlib import Path
+from types import TracebackType
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from dynotui.local.locate import JAR, LIB, LocalSetupError, ensure_home, find_java
+
+# DynamoDB Local without -sharedDb keeps one database per access key and region;
+# shared, every client (demo seeding, the TUI, a user's own CLI) sees the same tables.
+LOCAL_CREDENTIALS = {
+    "aws_access_key_id": "dynotui",
+    "aws_secret_access_key": "dynotui",
+    "region_name": "us-east-1",
+}
+
+_running: weakref.WeakSet[DynamoDBLocal] = weakref.WeakSet()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def port_is_free(port: int) -> bool:
+    # DynamoDB Local listens on every interface; probe the same.
+    with socket.socket() as sock:
+        # As the JVM does: a port held only by TIME_WAIT connections counts as free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("", port))
+        except OSError:
+            return False
+        return True
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class DynamoDBLocal:
+    """DynamoDB Local on ``http://127.0.0.1:<port>``, in memory, shared across credentials."""
+
+    def __init__(
+        self,
+        port: int | None = None,
+        home: Path | None = None,
+        java: str | None = None,
+        startup_timeout: float = 60.0,
+    ) -> None:
+        self.port = port
+        self.home = home
+        self.java = java
+        self.startup_timeout = startup_timeout
+        self.startup_seconds: float | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log = None
+
+    @property
+    def endpoint_url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("DynamoDB Local has not been started")
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def client(self, **config: object):  # -> DynamoDBClient
+        return boto3.client(
+            "dynamodb", endpoint_url=self.endpoint_url, config=Config(**config), **LOCAL_CREDENTIALS
+        )
+
+    def start(self) -> DynamoDBLocal:
+        if self._process is not None:
+            return self
+        java = self.java or find_java()
+        home = self.home or ensure_home()
+        if self.port is not None and not port_is_free(self.port):
+            # Otherwise the readiness probe would be answered by whatever holds the port.
+            raise LocalSetupError(
+                f"port {self.port} is already in use: choose another with --port, or omit it."
+            )
+        self.port = self.port or free_port()
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the JVM
+        cmd = [
+            java,
+            f"-Djava.library.path={home / LIB}",
+            "-jar",
+            str(home / JAR),
+            "-inMemory",
+            "-sharedDb",
+            "-port",
+            str(self.port),
+        ]
+        # The parent-death signal follows the *thread* that forks; only the main thread
+        # lives as long as the process.
+        on_linux_main = sys.platform.startswith("linux") and (
+            threading.current_thread() is threading.main_thread()
+        )
+        began = time.perf_counter()
+        self._process = subprocess.Popen(
+            cmd,
+            cwd=home,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C reaches us, and we stop the JVM in order
+            preexec_fn=_die_with_parent if on_linux_main else None,
+        )
+        _running.add(self)
+        try:
+            self.wait_ready(self.startup_timeout)
+        except BaseException:
+            self.stop()
+            raise
+        self.startup_seconds = time.perf_counter() - began
+        return self
+
+    def wait_ready(self, timeout: float) -> None:
+        """Block until ListTables answers, the JVM dies, or ``timeout`` passes."""
+        client = self.client(connect_timeout=1, read_timeout=5, retries={"max_attempts": 1})
+        deadline = time.monotonic() + timeout
+        while True:
+            assert self._process is not None
+            if self._process.poll() is not None:
+                raise LocalSetupError(
+                    f"DynamoDB Local exited at start (code {self._process.returncode}): "
+                    f"{self._log_tail()}"
+                )
+            try:
+                client.list_tables(Limit=1)
+                return
+            except (BotoCoreError, ClientError):
+                if time.monotonic() > deadline:
+                    raise LocalSetupError(
+                        f"DynamoDB Local did not answer on {self.endpoint_url} within "
+                        f"{timeout:.0f} s: {self._log_tail()}"
+                    ) from None
+                time.sleep(0.1)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        _running.discard(self)
+
+    def _log_tail(self) -> str:
+        if self._log is None:
+            return "no output"
+        self._log.seek(0)
+        lines = self._log.read().decode(errors="replace").strip().splitlines()
+        return " | ".join(lines[-3:]) or "no output"
+
+    def __enter__(self) -> DynamoDBLocal:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for runner in list(_running):
+        runner.stop()

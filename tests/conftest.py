@@ -1,0 +1,54 @@
+"""One DynamoDB Local for the whole session; each test names its own tables."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from dynotui.local.demo import create_table, seed_demo
+from dynotui.local.runner import DynamoDBLocal
+
+_names = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def ddb() -> Iterator[DynamoDBLocal]:
+    with DynamoDBLocal() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def client(ddb: DynamoDBLocal) -> Any:
+    return ddb.client()
+
+
+@pytest.fixture(scope="session")
+def demo_table(client: Any) -> str:
+    return seed_demo(client).table
+
+
+@pytest.fixture
+def table_name(request: pytest.FixtureRequest) -> Callable[[str], str]:
+    """A fresh, unique table name derived from the test's own name."""
+    base = request.node.name.replace("[", "-").replace("]", "").replace("_", "-")[:150]
+
+    def make(suffix: str = "") -> str:
+        return f"t{os.getpid()}-{next(_names)}-{base}{suffix}"[:255]
+
+    return make
+
+
+@pytest.fixture
+def make_table(client: Any, table_name: Callable[[str], str]) -> Callable[..., str]:
+    """Create a table from a definition (TableName filled in) and return its name."""
+
+    def make(definition: dict[str, Any]) -> str:
+        name = table_name("")
+        create_table(client, {**definition, "TableName": name, "BillingMode": "PAY_PER_REQUEST"})
+        return name
+
+    return make
