@@ -6,19 +6,27 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from dynotui import __version__
-from dynotui.cli import demo_cmd, local_cmd, tables_cmd
+from dynotui.cli import demo_cmd, local_cmd, pages_cmd, tables_cmd
 from dynotui.core.connection import ConnectionSetupError
 from dynotui.core.errors import DynotuiError
 from dynotui.local.demo import NotLocalError
 from dynotui.local.locate import LocalSetupError
 
-COMMANDS = (demo_cmd, local_cmd, tables_cmd)
+COMMANDS = (demo_cmd, local_cmd, tables_cmd, pages_cmd)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr, exit 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="dynotui",
         description="A terminal pager for Amazon DynamoDB query results.",
     )
@@ -44,3 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"dynotui: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 2 if isinstance(exc, ValueError) else 1)
+    except Exception as exc:  # the last line of defence: one line, never a traceback
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        print(
+            f"dynotui: unexpected {type(exc).__name__}: {exc} (rerun with --debug)", file=sys.stderr
+        )
+        return 1

@@ -140,11 +140,12 @@ def describe_table(client: Any, name: str) -> TableSchema:
         raise translate(exc, table=name) from exc
 
 
-def list_tables(client: Any) -> list[str]:
+def list_tables(client: Any, page_size: int = 100) -> list[str]:
     """Every table name: ListTables returns at most 100 a call, so follow it to the end."""
     names: list[str] = []
+    config = {"PageSize": page_size}
     try:
-        for page in client.get_paginator("list_tables").paginate():
+        for page in client.get_paginator("list_tables").paginate(PaginationConfig=config):
             names.extend(page.get("TableNames", []))
     except Exception as exc:
         raise translate(exc) from exc

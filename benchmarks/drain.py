@@ -1,0 +1,146 @@
+"""Benchmark: the pager against a plain boto3 paginator, and deep pages against page 1.
+
+Runs on DynamoDB Local (started here unless --endpoint-url names one) with one
+partition of --items items. Prints ratios measured in the same run, since these
+machines are noisy:
+
+  drain ratio   = pager drain time / boto3 paginator drain time (same Limit)
+  deep ratio    = median latency of a fresh read of page 1000 / of page 1
+
+    python benchmarks/drain.py [--items 100000] [--page-size 100] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from typing import Any
+
+from dynotui.core.pager import Pager
+from dynotui.core.schema import describe_table
+from dynotui.core.spec import from_key
+from dynotui.local.demo import create_table, write_items
+from dynotui.local.runner import DynamoDBLocal
+
+TABLE = "bench-one-partition"
+
+
+def seed(client: Any, items: int) -> None:
+    created = create_table(
+        client,
+        {
+            "TableName": TABLE,
+            "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "N"},
+            ],
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+        },
+    )
+    if created:
+        began = time.perf_counter()
+        write_items(client, TABLE, [{"pk": "p", "sk": n, "v": "x" * 40} for n in range(items)])
+        print(f"seeded {items:,} items in {time.perf_counter() - began:.1f} s", flush=True)
+
+
+def drain_paginator(client: Any, page_size: int) -> int:
+    paginator = client.get_paginator("query")
+    count = 0
+    for page in paginator.paginate(
+        TableName=TABLE,
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": {"S": "p"}},
+        PaginationConfig={"PageSize": page_size},
+        ReturnConsumedCapacity="INDEXES",
+    ):
+        count += page["Count"]
+    return count
+
+
+def drain_pager(client: Any, schema: Any, page_size: int, mode: str) -> int:
+    pager = Pager(
+        client,
+        from_key(schema, partition_value="p", page_size=page_size, mode=mode),
+        schema,
+        cache_pages=0,
+    )
+    count = 0
+    while pager.can_advance:
+        count += len(pager.next().items)
+    return count
+
+
+def timed(fn: Any) -> tuple[float, Any]:
+    began = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - began, result
+
+
+def run(client: Any, items: int, page_size: int, repeats: int) -> None:
+    seed(client, items)
+    schema = describe_table(client, TABLE)
+    times: dict[str, list[float]] = {"paginator": [], "pager raw": [], "pager fill": []}
+    for _ in range(repeats):  # interleaved, so drift hits every contender alike
+        seconds, n = timed(lambda: drain_paginator(client, page_size))
+        assert n == items, n
+        times["paginator"].append(seconds)
+        for mode in ("raw", "fill"):
+            seconds, n = timed(lambda mode=mode: drain_pager(client, schema, page_size, mode))
+            assert n == items, (mode, n)
+            times[f"pager {mode}"].append(seconds)
+    base = statistics.median(times["paginator"])
+    for name, values in times.items():
+        median = statistics.median(values)
+        print(
+            f"drain {items:,} items, Limit {page_size}: {name:<10} median {median:.2f} s "
+            f"ratio {median / base:.2f}"
+        )
+
+    deep = items // page_size
+    pager = Pager(
+        client, from_key(schema, partition_value="p", page_size=page_size), schema, cache_pages=0
+    )
+    while pager.number < deep and pager.can_advance:
+        pager.next()
+    first: list[float] = []
+    last: list[float] = []
+    for _ in range(max(5, repeats * 5)):
+        first.append(pager.goto(1).latency_ms)
+        last.append(pager.goto(deep).latency_ms)
+    ratio = statistics.median(last) / statistics.median(first)
+    print(
+        f"page 1 median {statistics.median(first):.1f} ms, page {deep:,} median "
+        f"{statistics.median(last):.1f} ms, ratio {ratio:.2f}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--page-size", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--endpoint-url", help="an already running DynamoDB Local")
+    args = parser.parse_args()
+    if args.endpoint_url:
+        from dynotui.core.connection import ConnectionOptions, make_client
+
+        run(
+            make_client(ConnectionOptions(endpoint_url=args.endpoint_url)),
+            args.items,
+            args.page_size,
+            args.repeats,
+        )
+    else:
+        with DynamoDBLocal() as server:
+            run(server.client(), args.items, args.page_size, args.repeats)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,286 @@
+"""What to read: one Query or Scan, validated against the table's schema before any call.
+
+A ``QuerySpec`` holds resolved expressions (placeholders for every attribute name),
+so it yields both the boto3 parameters and a canonical **scope** string: the
+identity of the result set that cursors are bound to.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal, InvalidOperation
+from typing import Any, Literal
+
+from dynotui.core.dynamo_json import AttributeValue, Item, to_wire
+from dynotui.core.errors import InputError
+from dynotui.core.expressions import auto_names, check_placeholders, placeholders, substitute
+from dynotui.core.schema import KeyAttribute, SortOrder, TableSchema
+
+Mode = Literal["raw", "fill"]
+PAGE_SIZE_MAX = 1000
+DEFAULT_PAGE_SIZE = 25
+DEFAULT_MAX_ROUNDS = 5
+MAX_ROUNDS_LIMIT = 100
+SORT_OPERATORS = ("=", "<", "<=", ">", ">=", "BETWEEN", "begins_with")
+
+
+@dataclass(frozen=True)
+class QuerySpec:
+    table: str
+    index: str | None = None
+    scan: bool = False
+    key_condition: str | None = None
+    filter: str | None = None
+    projection: str | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, AttributeValue] = field(default_factory=dict)
+    forward: bool = True
+    page_size: int = DEFAULT_PAGE_SIZE
+    mode: Mode = "raw"
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    consistent_read: bool = False
+
+    def with_(self, **changes: Any) -> QuerySpec:
+        return replace(self, **changes)
+
+    @property
+    def operation(self) -> str:
+        return "scan" if self.scan else "query"
+
+    def expressions(self) -> dict[str, str | None]:
+        return {
+            "key condition": self.key_condition,
+            "filter": self.filter,
+            "projection": self.projection,
+        }
+
+    def check_options(self) -> None:
+        """The checks that need no schema: page size, rounds, mode, placeholders."""
+        if not isinstance(self.page_size, int) or not 1 <= self.page_size <= PAGE_SIZE_MAX:
+            raise InputError(f"page size must be 1 to {PAGE_SIZE_MAX}, got {self.page_size}")
+        if not 1 <= self.max_rounds <= MAX_ROUNDS_LIMIT:
+            raise InputError(f"max rounds must be 1 to {MAX_ROUNDS_LIMIT}, got {self.max_rounds}")
+        if self.mode not in ("raw", "fill"):
+            raise InputError(f"mode must be 'raw' or 'fill', got '{self.mode}'")
+        if self.scan and self.key_condition:
+            raise InputError("a Scan takes no key condition; use a filter, or make it a Query")
+        check_placeholders(self.expressions(), self.names, self.values)
+
+    def validate(self, schema: TableSchema) -> SortOrder:
+        """Refuse, with a sentence naming the field, anything DynamoDB would refuse."""
+        self.check_options()
+        order = schema.order(self.index)
+        if self.consistent_read and not order.strongly_consistent_allowed:
+            raise InputError(
+                f"'{order.name}' is a GSI, and GSIs serve only eventually consistent reads: turn "
+                "consistent read off, or read the base table or an LSI"
+            )
+        if not self.scan:
+            if not self.key_condition:
+                raise InputError(
+                    f"a Query on '{order.name}' needs a key condition on its partition key "
+                    f"'{order.partition_key.name}' (or choose Scan)"
+                )
+            used = {self.names.get(n, n) for n in placeholders(self.key_condition)[0]}
+            if order.partition_key.name not in used:
+                raise InputError(
+                    f"the key condition must test the partition key "
+                    f"'{order.partition_key.name}' of '{order.name}' with '='"
+                )
+        return order
+
+    def request(self, schema: TableSchema, start_key: Item | None, limit: int) -> dict[str, Any]:
+        """boto3 parameters for one call from ``start_key``."""
+        params: dict[str, Any] = {
+            "TableName": self.table,
+            "Limit": limit,
+            "ReturnConsumedCapacity": "INDEXES",
+        }
+        if self.index:
+            params["IndexName"] = self.index
+        if self.key_condition:
+            params["KeyConditionExpression"] = self.key_condition
+        if self.filter:
+            params["FilterExpression"] = self.filter
+        names = dict(self.names)
+        if self.projection:
+            params["ProjectionExpression"] = self._projection_with_keys(schema, names)
+        if names:
+            params["ExpressionAttributeNames"] = names
+        if self.values:
+            params["ExpressionAttributeValues"] = dict(self.values)
+        if not self.scan and not self.forward:
+            params["ScanIndexForward"] = False
+        if self.consistent_read:
+            params["ConsistentRead"] = True
+        if start_key:
+            params["ExclusiveStartKey"] = start_key
+        return params
+
+    def _projection_with_keys(self, schema: TableSchema, names: dict[str, str]) -> str:
+        # Key attributes are always fetched: the next start key is derived from the last
+        # item shown, and a projection without them would make that impossible.
+        assert self.projection is not None
+        paths = [p.strip() for p in self.projection.split(",")]
+        tops = {names.get(p.split(".")[0].split("[")[0], p) for p in paths}
+        by_name = {v: k for k, v in names.items()}
+        for key in schema.cursor_key_names(self.index):
+            if key not in tops:
+                placeholder = by_name.get(key) or f"#key_{len(names)}"
+                names[placeholder] = key
+                paths.append(placeholder)
+        return ", ".join(paths)
+
+    def scope(self) -> str:
+        """The canonical identity of the result set: table, index, conditions with their
+        values, direction. Placeholder spelling and spacing do not change it."""
+        values = {
+            k: json.dumps(to_wire({"v": v})["v"], sort_keys=True, separators=(",", ":"))
+            for k, v in self.values.items()
+        }
+        parts = {
+            "table": self.table,
+            "index": self.index or "",
+            "op": self.operation,
+            "key": substitute(self.key_condition or "", self.names, values),
+            "filter": substitute(self.filter or "", self.names, values),
+            "forward": True if self.scan else self.forward,
+        }
+        return json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def from_expressions(
+    table: str,
+    *,
+    index: str | None = None,
+    scan: bool = False,
+    key_condition: str | None = None,
+    filter: str | None = None,
+    projection: str | None = None,
+    names: Mapping[str, str] | None = None,
+    values: Mapping[str, AttributeValue] | None = None,
+    **options: Any,
+) -> QuerySpec:
+    """A spec from AWS-CLI-style expressions; bare attribute names get placeholders."""
+    all_names = dict(names or {})
+    resolved: dict[str, str | None] = {}
+    for field_name, expression in (
+        ("key_condition", key_condition),
+        ("filter", filter),
+        ("projection", projection),
+    ):
+        if expression and expression.strip():
+            resolved[field_name], all_names = auto_names(expression.strip(), all_names)
+        else:
+            resolved[field_name] = None
+    return QuerySpec(
+        table=table,
+        index=index,
+        scan=scan,
+        names=all_names,
+        values=dict(values or {}),
+        **resolved,
+        **options,
+    )
+
+
+def typed_value(key: KeyAttribute, text: str, role: str) -> AttributeValue:
+    """A key value typed by its attribute definition: S as is, N checked, B from base64."""
+    if key.type == "N":
+        try:
+            number = Decimal(text.strip())
+        except InvalidOperation:
+            number = None
+        if number is None or not number.is_finite():
+            raise InputError(f"{role} '{key.name}' is a number (N): {text!r} is not a number")
+        return {"N": text.strip()}
+    if key.type == "B":
+        try:
+            return {"B": base64.b64decode(text.strip(), validate=True)}
+        except (binascii.Error, ValueError) as exc:
+            raise InputError(
+                f"{role} '{key.name}' is binary (B): give it as base64, {text!r} is not"
+            ) from exc
+    if text == "":
+        raise InputError(f"{role} '{key.name}' is a string (S) and may not be empty")
+    return {"S": text}
+
+
+def _sort_bytes(value: AttributeValue) -> Any:
+    ((kind, inner),) = value.items()
+    if kind == "N":
+        return Decimal(inner)
+    return inner.encode() if kind == "S" else bytes(inner)
+
+
+def key_condition(
+    order: SortOrder,
+    partition_value: str,
+    sort_operator: str | None = None,
+    sort_values: Sequence[str] = (),
+) -> tuple[str, dict[str, str], dict[str, AttributeValue]]:
+    """A key condition expression from form fields, typed by the order's key schema."""
+    names = {"#pk": order.partition_key.name}
+    values = {":pk": typed_value(order.partition_key, partition_value, "partition key")}
+    expression = "#pk = :pk"
+    if not sort_operator:
+        return expression, names, values
+    if order.sort_key is None:
+        raise InputError(f"'{order.name}' has no sort key: leave the sort condition empty")
+    if sort_operator not in SORT_OPERATORS:
+        raise InputError(f"sort key operator must be one of {', '.join(SORT_OPERATORS)}")
+    wanted = 2 if sort_operator == "BETWEEN" else 1
+    if len(sort_values) != wanted:
+        raise InputError(f"{sort_operator} on the sort key takes {wanted} value(s)")
+    sort = order.sort_key
+    names["#sk"] = sort.name
+    typed = [typed_value(sort, v, "sort key") for v in sort_values]
+    if sort_operator == "BETWEEN":
+        if _sort_bytes(typed[0]) > _sort_bytes(typed[1]):
+            raise InputError("BETWEEN needs the lower bound first: the first value is larger")
+        values[":sk1"], values[":sk2"] = typed
+        expression += " AND #sk BETWEEN :sk1 AND :sk2"
+    elif sort_operator == "begins_with":
+        if sort.type == "N":
+            raise InputError(f"begins_with works on strings and binary; '{sort.name}' is a number")
+        values[":sk"] = typed[0]
+        expression += " AND begins_with(#sk, :sk)"
+    else:
+        values[":sk"] = typed[0]
+        expression += f" AND #sk {sort_operator} :sk"
+    return expression, names, values
+
+
+def from_key(
+    schema: TableSchema,
+    *,
+    index: str | None = None,
+    partition_value: str,
+    sort_operator: str | None = None,
+    sort_values: Sequence[str] = (),
+    filter: str | None = None,
+    projection: str | None = None,
+    filter_names: Mapping[str, str] | None = None,
+    filter_values: Mapping[str, AttributeValue] | None = None,
+    **options: Any,
+) -> QuerySpec:
+    """A Query spec from form fields: a typed key condition plus an optional filter."""
+    order = schema.order(index)
+    expression, names, values = key_condition(order, partition_value, sort_operator, sort_values)
+    clash = set(values) & set(filter_values or {})
+    if clash:
+        raise InputError(f"{', '.join(sorted(clash))} is reserved for the key condition; rename it")
+    return from_expressions(
+        schema.name,
+        index=order.index_name,
+        key_condition=expression,
+        filter=filter,
+        projection=projection,
+        names={**names, **(filter_names or {})},
+        values={**values, **(filter_values or {})},
+        **options,
+    )
