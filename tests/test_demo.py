@@ -138,7 +138,7 @@ def test_demo_cli_refuses_remote_endpoint_in_one_line() -> None:
 
 def test_demo_cli_seeds_an_existing_local_endpoint(ddb: Any, demo_table: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "dynotui", "demo", "--endpoint-url", ddb.endpoint_url],
+        [sys.executable, "-m", "dynotui", "demo", "--no-tui", "--endpoint-url", ddb.endpoint_url],
         capture_output=True,
         text=True,
         timeout=120,

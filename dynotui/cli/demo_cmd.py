@@ -8,9 +8,11 @@ from typing import Any
 
 from dynotui.cli.local_cmd import wait_forever
 from dynotui.cli.options import add_connection_options, connection_options
-from dynotui.core.connection import make_client
+from dynotui.cli.tui_cmd import open_app
+from dynotui.core.connection import ConnectionOptions, make_client
+from dynotui.core.query_form import QueryForm
 from dynotui.core.schema import describe_table, summary
-from dynotui.local.demo import TABLE, require_local, seed_demo
+from dynotui.local.demo import BIG_CUSTOMER, TABLE, require_local, seed_demo
 from dynotui.local.runner import DynamoDBLocal
 
 
@@ -22,6 +24,11 @@ def register(sub: Any) -> None:
             "Start DynamoDB Local (or use --endpoint-url, which must be local), create and seed "
             f"the table '{TABLE}', then open the pager on it. No AWS account needed."
         ),
+    )
+    parser.add_argument(
+        "--no-tui",
+        action="store_true",
+        help="print the table's summary instead of opening the pager",
     )
     parser.add_argument(
         "--serve",
@@ -52,6 +59,9 @@ def _seed_and_show(client: Any, args: argparse.Namespace, endpoint: str) -> int:
         print(f"Seeded {report.items:,} items in {report.seconds:.1f} s", file=sys.stderr)
     else:
         print(f"Table {report.table} exists already; left as it is.", file=sys.stderr)
+    if not args.no_tui and not args.serve:
+        form = QueryForm(partition_value=BIG_CUSTOMER)
+        return open_app(client, ConnectionOptions(endpoint_url=endpoint), TABLE, form)
     print(summary(describe_table(client, TABLE)))
     if args.serve:
         print(f"export AWS_ENDPOINT_URL_DYNAMODB={endpoint}", flush=True)

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from dynotui import __version__
-from dynotui.cli import demo_cmd, local_cmd, pages_cmd, tables_cmd
+from dynotui.cli import demo_cmd, local_cmd, pages_cmd, tables_cmd, tui_cmd
+from dynotui.cli.options import add_connection_options
 from dynotui.core.connection import ConnectionSetupError
 from dynotui.core.errors import DynotuiError
 from dynotui.local.demo import NotLocalError
@@ -28,9 +29,15 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="dynotui",
-        description="A terminal pager for Amazon DynamoDB query results.",
+        description=(
+            "A terminal pager for Amazon DynamoDB query results. Without a command it opens "
+            "the pager on your AWS account (or --endpoint-url)."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"dynotui {__version__}")
+    tui_cmd.add_open_options(parser)
+    add_connection_options(parser)
+    parser.set_defaults(run=tui_cmd.run)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for module in COMMANDS:
         module.register(sub)
@@ -40,9 +47,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

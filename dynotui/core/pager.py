@@ -9,6 +9,7 @@ read therefore leaves stack, page number and cache exactly as they were.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -16,7 +17,7 @@ from typing import Any, Literal
 from dynotui.core.dynamo_json import Item
 from dynotui.core.errors import InputError
 from dynotui.core.page import HasNext, Page, Totals
-from dynotui.core.reader import read_page
+from dynotui.core.reader import Clock, read_page
 from dynotui.core.schema import TableSchema
 from dynotui.core.spec import QuerySpec
 
@@ -44,8 +45,10 @@ class Pager:
         *,
         start_key: Item | None = None,
         cache_pages: int = DEFAULT_CACHE_PAGES,
+        clock: Clock = time.perf_counter,
     ) -> None:
         spec.validate(schema)  # refuse bad input before any call
+        self.clock = clock
         self.client = client
         self.spec = spec
         self.schema = schema
@@ -135,6 +138,7 @@ class Pager:
             move.start_key,
             move.number,
             selectivity=self.selectivity(),
+            clock=self.clock,
         )
 
     def accept(self, page: Page) -> Page:
@@ -184,4 +188,11 @@ class Pager:
     def restart(self, spec: QuerySpec) -> Pager:
         """A new pager for a changed spec (e.g. raw/fill toggled) opening where this one is."""
         start = self.current.start_key if self.current else self._starts[0]
-        return Pager(self.client, spec, self.schema, start_key=start, cache_pages=self.cache_pages)
+        return Pager(
+            self.client,
+            spec,
+            self.schema,
+            start_key=start,
+            cache_pages=self.cache_pages,
+            clock=self.clock,
+        )

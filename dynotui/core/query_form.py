@@ -1,0 +1,170 @@
+"""The query form's fields as text, and the spec they make, with errors per field.
+
+Kept out of the UI so that every rule about what a form may hold is tested without
+a terminal, and the form widget only shows fields and errors.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from dynotui.core.dynamo_json import from_wire, serialize
+from dynotui.core.errors import InputError
+from dynotui.core.schema import BASE, TableSchema
+from dynotui.core.spec import (
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_PAGE_SIZE,
+    QuerySpec,
+    from_expressions,
+    from_key,
+)
+
+DYNAMODB_TYPES = {"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
+
+
+class FieldError(InputError):
+    """Invalid input in one named field of the form."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class QueryForm:
+    order: str = BASE
+    scan: bool = False
+    partition_value: str = ""
+    sort_operator: str = ""
+    sort_value: str = ""
+    sort_value2: str = ""
+    filter: str = ""
+    values: str = ""
+    projection: str = ""
+    descending: bool = False
+    page_size: str = str(DEFAULT_PAGE_SIZE)
+    mode: str = "raw"
+    max_rounds: str = str(DEFAULT_MAX_ROUNDS)
+    consistent_read: bool = False
+
+    def with_(self, **changes: Any) -> QueryForm:
+        return replace(self, **changes)
+
+
+def _int(field: str, text: str, label: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise FieldError(field, f"{label} must be a whole number, got {text!r}") from None
+
+
+def parse_values(text: str) -> dict[str, Any]:
+    """Filter values as JSON: DynamoDB JSON ({":r": {"S": "x"}}) or plain ({":r": "x"})."""
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text, parse_float=str, parse_int=str)
+    except json.JSONDecodeError as exc:
+        raise FieldError("values", f"values are not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise FieldError("values", 'values must be a JSON object like {":r": "RETURNED"}')
+    values: dict[str, Any] = {}
+    for name, value in data.items():
+        if not name.startswith(":"):
+            raise FieldError("values", f"value names start with ':', got {name!r}")
+        if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in DYNAMODB_TYPES:
+            try:
+                values[name] = from_wire({name: value}, "values")[name]
+            except InputError as exc:
+                raise FieldError("values", str(exc)) from None
+        else:
+            values[name] = serialize(_numbers(value))
+    return values
+
+
+def _numbers(value: Any) -> Any:
+    # JSON numbers arrive as strings (parse_int/parse_float=str) to keep every digit.
+    from decimal import Decimal
+
+    if isinstance(value, str) and value and (value[0].isdigit() or value[0] == "-"):
+        try:
+            return Decimal(value)
+        except ArithmeticError:
+            return value
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _numbers(v) for k, v in value.items()}
+    return value
+
+
+def build_spec(schema: TableSchema, form: QueryForm) -> QuerySpec:
+    """The spec the form describes, validated; a FieldError names the field at fault."""
+    order = schema.order(form.order)
+    options = {
+        "page_size": _int("page_size", form.page_size, "page size"),
+        "mode": form.mode,
+        "max_rounds": _int("max_rounds", form.max_rounds, "max rounds"),
+        "forward": not form.descending,
+        "consistent_read": form.consistent_read,
+    }
+    values = parse_values(form.values)
+    if form.scan:
+        spec = from_expressions(
+            schema.name,
+            index=order.index_name,
+            scan=True,
+            filter=form.filter or None,
+            projection=form.projection or None,
+            values=values,
+            **options,
+        )
+    else:
+        if not form.partition_value:
+            raise FieldError(
+                "partition_value",
+                f"give a value for the partition key '{order.partition_key.name}' "
+                f"({order.partition_key.type}), or choose Scan",
+            )
+        sort_values = [form.sort_value] + (
+            [form.sort_value2] if form.sort_operator == "BETWEEN" else []
+        )
+        try:
+            spec = from_key(
+                schema,
+                index=order.index_name,
+                partition_value=form.partition_value,
+                sort_operator=form.sort_operator or None,
+                sort_values=sort_values if form.sort_operator else [],
+                filter=form.filter or None,
+                projection=form.projection or None,
+                filter_values=values,
+                **options,
+            )
+        except InputError as exc:
+            message = str(exc)
+            field = "partition_value" if "partition key" in message else "sort_value"
+            if "reserved for the key condition" in message:
+                field = "values"
+            raise FieldError(field, message) from None
+    try:
+        spec.validate(schema)
+    except InputError as exc:
+        raise FieldError(_field_of(str(exc)), str(exc)) from None
+    return spec
+
+
+def _field_of(message: str) -> str:
+    for needle, field in (
+        ("page size", "page_size"),
+        ("max rounds", "max_rounds"),
+        ("consistent", "consistent_read"),
+        ("filter", "filter"),
+        ("projection", "projection"),
+        ("defined but used", "values"),
+    ):
+        if needle in message:
+            return field
+    return "filter"

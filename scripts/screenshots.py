@@ -1,0 +1,79 @@
+"""Write the README's screenshots: the real app, driven by keys, on the seeded demo table.
+
+    python scripts/screenshots.py [--out screenshots]
+
+Starts DynamoDB Local, seeds the demo table, runs the app headless and saves SVGs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import DataTable
+
+from dynotui.core.query_form import QueryForm
+from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
+from dynotui.local.runner import DynamoDBLocal
+from dynotui.ui.app import DynotuiApp
+
+SIZE = (150, 40)
+SHOTS: list[tuple[str, QueryForm, Sequence[str]]] = [
+    ("main", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["n", "n"]),
+    (
+        "filter-waste",
+        QueryForm(
+            partition_value=BIG_CUSTOMER,
+            filter="status = :r",
+            values='{":r": "RETURNED"}',
+            page_size="10",
+            mode="fill",
+        ),
+        ["n", "n", "n"],
+    ),
+    ("stack", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["n", "n", "n", "p", "s"]),
+    ("item", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["down", "down", "enter"]),
+    (
+        "gsi-order",
+        QueryForm(order="by_status", partition_value="CANCELLED", page_size="20"),
+        ["n"],
+    ),
+]
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def shoot(client: Any, label: str, out: Path) -> None:
+    for name, form, keys in SHOTS:
+        app = DynotuiApp(client, connection_label=label, table=TABLE, form=form)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            app.query_one("#results", DataTable).focus()
+            for key in keys:
+                await pilot.press(key)
+                await settle(pilot)
+            path = app.save_screenshot(f"{name}.svg", str(out))
+            print(path)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "screenshots")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with DynamoDBLocal() as server:
+        client = server.client()
+        seed_demo(client)
+        asyncio.run(shoot(client, "DynamoDB Local (dynotui demo)", args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""The query form's rules, without a terminal."""
+
+from __future__ import annotations
+
+import pytest
+
+from dynotui.core.query_form import FieldError, QueryForm, build_spec, parse_values
+from dynotui.core.schema import parse_schema
+from dynotui.local.demo import TABLE_DEFINITION
+
+SCHEMA = parse_schema({**TABLE_DEFINITION, "TableStatus": "ACTIVE"})
+
+
+def test_values_accept_plain_and_dynamodb_json_with_exact_numbers() -> None:
+    values = parse_values('{":a": "x", ":b": 12.500000000000000001, ":c": {"N": "7"}, ":d": true}')
+    assert values == {
+        ":a": {"S": "x"},
+        ":b": {"N": "12.500000000000000001"},
+        ":c": {"N": "7"},
+        ":d": {"BOOL": True},
+    }
+
+
+@pytest.mark.parametrize(
+    ("form", "field", "message"),
+    [
+        (QueryForm(), "partition_value", "give a value for the partition key 'customer'"),
+        (
+            QueryForm(order="by_total", partition_value="a", sort_operator=">", sort_value="x"),
+            "sort_value",
+            "is a number",
+        ),
+        (QueryForm(partition_value="a", page_size="lots"), "page_size", "whole number"),
+        (QueryForm(partition_value="a", page_size="5000"), "page_size", "1 to 1000"),
+        (QueryForm(partition_value="a", values="{oops"), "values", "not valid JSON"),
+        (QueryForm(partition_value="a", values='{"r": 1}'), "values", "start with ':'"),
+        (QueryForm(partition_value="a", filter="status = :r"), "filter", ":r"),
+        (QueryForm(partition_value="a", values='{":r": 1}'), "values", "used by no expression"),
+        (
+            QueryForm(order="by_status", partition_value="a", consistent_read=True),
+            "consistent_read",
+            "GSI",
+        ),
+    ],
+)
+def test_errors_name_their_field(form: QueryForm, field: str, message: str) -> None:
+    with pytest.raises(FieldError, match=message) as info:
+        build_spec(SCHEMA, form)
+    assert info.value.field == field
+
+
+def test_a_good_form_makes_the_same_spec_as_the_flags() -> None:
+    from dynotui.core.spec import from_expressions
+
+    form = QueryForm(
+        order="by_total",
+        partition_value="acme",
+        sort_operator="BETWEEN",
+        sort_value="10",
+        sort_value2="20",
+        filter="status = :r",
+        values='{":r": "RETURNED"}',
+        descending=True,
+        mode="fill",
+        page_size="7",
+    )
+    spec = build_spec(SCHEMA, form)
+    flags = from_expressions(
+        SCHEMA.name,
+        index="by_total",
+        key_condition="customer = :c AND total BETWEEN :lo AND :hi",
+        filter="#s = :r",
+        names={"#s": "status"},
+        values={
+            ":c": {"S": "acme"},
+            ":lo": {"N": "10"},
+            ":hi": {"N": "20"},
+            ":r": {"S": "RETURNED"},
+        },
+        forward=False,
+    )
+    assert spec.scope() == flags.scope()
+    assert (spec.mode, spec.page_size) == ("fill", 7)
