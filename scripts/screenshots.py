@@ -36,6 +36,7 @@ SHOTS: list[tuple[str, QueryForm, Sequence[str]]] = [
     ),
     ("stack", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["n", "n", "n", "p", "s"]),
     ("item", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["down", "down", "enter"]),
+    ("code", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["n", "c"]),
     (
         "gsi-order",
         QueryForm(order="by_status", partition_value="CANCELLED", page_size="20"),

@@ -228,3 +228,31 @@ def test_plain_items_and_gsi_capacity(ddb, demo_table) -> None:
     assert page["consumed_capacity"]["indexes"]["by_status"] > 0
     assert set(page["next_start_key"]) == {"status", "placed_on", "customer", "order_no"}
     assert plain_item({"n": {"N": "1.50"}}) == {"n": 1.5}
+
+
+def cursor_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "dynotui", "cursor", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=ENV,
+    )
+
+
+def test_cursor_decode_and_verify(ddb, demo_table) -> None:
+    page = lines(pages(ddb, *RARE_ARGS, "--max-pages", "1"))[0]
+    token = page["next_token"]
+    decoded = json.loads(cursor_cli("decode", token).stdout)
+    assert decoded["start_key"] == page["next_start_key"] and decoded["verified"] is False
+    query = ["--table-name", demo.TABLE, *RARE_ARGS]
+    ok = cursor_cli("verify", token, *query)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["start_key"] == page["next_start_key"]
+    other = cursor_cli("verify", token, *query, "--no-scan-index-forward")
+    assert other.returncode == 2 and "another query" in other.stderr
+    body, mac = token.split(".")
+    flipped = f"{body}.{'B' if mac[0] == 'A' else 'A'}{mac[1:]}"
+    bad = cursor_cli("verify", flipped, *query)
+    assert bad.returncode == 2 and "signature does not verify" in bad.stderr
+    garbage = cursor_cli("decode", "not-a-token")
+    assert garbage.returncode == 2 and "malformed" in garbage.stderr

@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from dynotui import __version__
-from dynotui.cli import demo_cmd, local_cmd, pages_cmd, tables_cmd, tui_cmd
+from dynotui.cli import cursor_cmd, demo_cmd, local_cmd, pages_cmd, tables_cmd, tui_cmd
 from dynotui.cli.options import add_connection_options
 from dynotui.core.connection import ConnectionSetupError
 from dynotui.core.errors import DynotuiError
 from dynotui.local.demo import NotLocalError
 from dynotui.local.locate import LocalSetupError
 
-COMMANDS = (demo_cmd, local_cmd, tables_cmd, pages_cmd)
+COMMANDS = (demo_cmd, local_cmd, tables_cmd, pages_cmd, cursor_cmd)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+import pyperclip
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from dynotui.core.cursor import CursorSigner
 from dynotui.core.errors import DynotuiError, InputError
 from dynotui.core.page import HasNext, Page
 from dynotui.core.pager import Move, Pager, StalePageError, Target
@@ -29,10 +32,36 @@ from dynotui.ui.cells import cell, columns
 from dynotui.ui.item_screen import ItemScreen
 from dynotui.ui.picker_screen import PickerScreen
 from dynotui.ui.query_screen import QueryScreen
+from dynotui.ui.share import ShareActions
 from dynotui.ui.sidebar import CostSidebar
 from dynotui.ui.stack_screen import StackScreen
 
 NAV = "navigation"
+
+# key, action, title, help, shown in the footer; the help panel and the command
+# palette list them all.
+ACTIONS = [
+    ("n,right", "next", "Next", "Read the next page from the start key stored for it", True),
+    ("p,left", "prev", "Prev", "Previous page: cached, or re-read from its start key", True),
+    ("g,home", "first", "First", "Go to page 1", True),
+    ("r", "refresh", "Refresh", "Re-read the current page", True),
+    ("m", "toggle_mode", "Raw/Fill", "Toggle raw and fill mode (a new cursor stack)", True),
+    ("o", "choose_order", "Order", "Choose a sort order: base table, LSI or GSI", True),
+    ("e", "edit_query", "Query", "Edit the query: keys, filter, projection, page size", True),
+    ("s", "show_stack", "Stack", "The cursor stack: jump to any page reached", True),
+    ("t", "choose_table", "Tables", "Choose another table", False),
+    ("c", "show_code", "Code", "Code that reproduces this page: boto3, AWS CLI, JS", True),
+    ("y", "copy_item(False)", "Copy item", "Copy the selected item as plain JSON", False),
+    ("Y", "copy_item(True)", "Copy item (DynamoDB JSON)", "Copy the item, lossless", False),
+    ("a", "copy_page", "Copy page", "Copy the page as JSON lines (DynamoDB JSON)", False),
+    ("k", "copy_next_token", "Copy next cursor", "Copy a signed cursor of the next page", True),
+    ("K", "copy_current_token", "Copy this cursor", "Copy a signed cursor of this page", False),
+    ("x", "copy_start_key", "Copy start key", "Copy this page's start key (DynamoDB JSON)", False),
+    ("v", "paste_cursor", "Paste cursor", "Open the page a pasted cursor token points at", True),
+    ("i", "inspect_cursor", "Inspect cursor", "Decode a cursor token and check it", False),
+    ("question_mark", "help", "Help", "Show or hide the help panel with every key", True),
+    ("q", "quit", "Quit", "Quit dynotui", True),
+]
 
 
 def describe_spec(spec: QuerySpec, schema: TableSchema) -> str:
@@ -80,21 +109,12 @@ def status_line(pager: Pager) -> str:
     return line
 
 
-class DynotuiApp(App[None]):
+class DynotuiApp(ShareActions, App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "dynotui"
     BINDINGS = [
-        Binding("n,right", "next", "Next"),
-        Binding("p,left", "prev", "Prev"),
-        Binding("g,home", "first", "First"),
-        Binding("r", "refresh", "Refresh"),
-        Binding("m", "toggle_mode", "Raw/Fill"),
-        Binding("o", "choose_order", "Order"),
-        Binding("e", "edit_query", "Query"),
-        Binding("s", "show_stack", "Stack"),
-        Binding("t", "choose_table", "Tables"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
+        Binding(key, action, title, show=shown, tooltip=help_text)
+        for key, action, title, help_text, shown in ACTIONS
     ]
 
     def __init__(
@@ -105,8 +125,12 @@ class DynotuiApp(App[None]):
         table: str | None = None,
         form: QueryForm | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        signer: CursorSigner | None = None,
+        system_copy: Callable[[str], None] = pyperclip.copy,
     ) -> None:
         super().__init__()
+        self._signer = signer
+        self.system_copy = system_copy
         self.client = client
         self.connection_label = connection_label
         self.initial_table = table
@@ -345,3 +369,17 @@ class DynotuiApp(App[None]):
         index = int(event.row_key.value or 0)
         page = self.pager.current
         self.push_screen(ItemScreen(page.items[index], f"Page {page.number}, item {index + 1}"))
+
+    # -- command palette -----------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for key, action, title, help_text, _ in ACTIONS:
+            if action in ("quit", "help"):
+                continue
+            shown_key = key.split(",")[0].replace("question_mark", "?")
+            yield SystemCommand(
+                f"{title} ({shown_key})",
+                help_text,
+                lambda action=action: self.run_action(action),
+            )

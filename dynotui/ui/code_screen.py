@@ -1,0 +1,41 @@
+"""The code that reproduces the current page: boto3, AWS CLI, JavaScript; copyable."""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
+
+LEXERS = {"boto3": "python", "aws-cli": "bash", "javascript": "javascript"}
+TITLES = {"boto3": "Python (boto3)", "aws-cli": "AWS CLI", "javascript": "JavaScript (SDK v3)"}
+
+
+class CodeScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,q", "dismiss", "Close"),
+        Binding("c", "copy", "Copy this code"),
+    ]
+
+    def __init__(self, title: str, code: dict[str, str]) -> None:
+        super().__init__()
+        self.code_title = title
+        self.code = code
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="code-box"):
+            yield Label(self.code_title, id="code-title")
+            with TabbedContent(id="code-tabs"):
+                for language, text in self.code.items():
+                    with TabPane(TITLES[language], id=language), VerticalScroll():
+                        yield Static(Syntax(text, LEXERS[language], word_wrap=True))
+        yield Footer()
+
+    @property
+    def language(self) -> str:
+        return str(self.query_one(TabbedContent).active)
+
+    def action_copy(self) -> None:
+        self.app.copy_text(self.code[self.language], TITLES[self.language])  # type: ignore[attr-defined]
