@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from dynotui.core.query_form import QueryForm
 from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
 from dynotui.local.runner import DynamoDBLocal
 from dynotui.ui.app import DynotuiApp
+from dynotui.ui.pager_view import PagerView
 
 SIZE = (150, 40)
 SHOTS: list[tuple[str, QueryForm, Sequence[str]]] = [
@@ -48,6 +49,9 @@ SHOTS: list[tuple[str, QueryForm, Sequence[str]]] = [
 async def settle(pilot: Any) -> None:
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
+    for screen in pilot.app.screen_stack:
+        for view in screen.query(PagerView):
+            await view.workers.wait_for_complete()
     await pilot.pause()
 
 
@@ -62,6 +66,33 @@ async def shoot(client: Any, label: str, out: Path) -> None:
                 await settle(pilot)
             path = app.save_screenshot(f"{name}.svg", str(out))
             print(path)
+    await shoot_compare(client, label, out)
+
+
+async def shoot_compare(client: Any, label: str, out: Path) -> None:
+    """Base order on the left with a wasteful filter, the GSI that serves it on the right."""
+    form = QueryForm(
+        partition_value=BIG_CUSTOMER,
+        filter="status = :r",
+        values='{":r": "RETURNED"}',
+        page_size="15",
+    )
+    app = DynotuiApp(client, connection_label=label, table=TABLE, form=form)
+    async with app.run_test(size=(200, 45)) as pilot:
+        await settle(pilot)
+        for key in ("w", "tab", "o"):
+            await pilot.press(key)
+            await settle(pilot)
+        app.screen.query_one(Input).value = "by_status"
+        await pilot.press("enter")
+        await settle(pilot)
+        app.screen.query_one("#partition_value", Input).value = "RETURNED"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        for key in ("N", "N"):
+            await pilot.press(key)
+            await settle(pilot)
+        print(app.save_screenshot("compare.svg", str(out)))
 
 
 def main() -> int:

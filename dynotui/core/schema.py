@@ -48,6 +48,12 @@ class SortOrder:
     def strongly_consistent_allowed(self) -> bool:
         return self.kind != "gsi"
 
+    def projects(self, name: str, table_keys: tuple[str, ...] = ()) -> bool:
+        """Whether reading this order can return attribute ``name`` at all."""
+        if self.projection == "ALL" or name in self.key_names or name in table_keys:
+            return True
+        return self.projection == "INCLUDE" and name in self.projected
+
     def describe(self) -> str:
         sort = f" / {self.sort_key}" if self.sort_key else " (no sort key)"
         label = {"table": "base table", "lsi": "LSI", "gsi": "GSI"}[self.kind]
@@ -64,6 +70,7 @@ class TableSchema:
     item_count: int | None
     size_bytes: int | None
     orders: tuple[SortOrder, ...]
+    attributes: tuple[str, ...] = ()  # every attribute named in AttributeDefinitions
 
     @property
     def base(self) -> SortOrder:
@@ -87,6 +94,11 @@ class TableSchema:
         names = list(self.order(index).key_names)
         names += [n for n in self.table_key_names if n not in names]
         return tuple(names)
+
+    def not_projected(self, index: str | None) -> tuple[str, ...]:
+        """Attributes the table is known to hold that reading this order cannot return."""
+        order = self.order(index)
+        return tuple(a for a in self.attributes if not order.projects(a, self.table_key_names))
 
     def attribute_type(self, name: str) -> str | None:
         for order in self.orders:
@@ -130,6 +142,7 @@ def parse_schema(table: dict[str, Any]) -> TableSchema:
         item_count=table.get("ItemCount"),
         size_bytes=table.get("TableSizeBytes"),
         orders=tuple(orders),
+        attributes=tuple(types),
     )
 
 

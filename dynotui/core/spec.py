@@ -135,6 +135,13 @@ class QuerySpec:
                 paths.append(placeholder)
         return ", ".join(paths)
 
+    def projected_names(self) -> tuple[str, ...]:
+        """The top-level attribute names the projection asks for (none: all of them)."""
+        if not self.projection:
+            return ()
+        tops = (p.strip().split(".")[0].split("[")[0] for p in self.projection.split(","))
+        return tuple(dict.fromkeys(self.names.get(t, t) for t in tops))
+
     def scope(self) -> str:
         """The canonical identity of the result set: table, index, conditions with their
         values, direction. Placeholder spelling and spacing do not change it."""

@@ -1,13 +1,11 @@
-"""The dynotui app: results, cursor stack and cost sidebar over one Pager.
+"""The dynotui app: one PagerView on the main screen, two on the compare screen.
 
-The app adds no paging logic: every figure it shows comes from the core's Pager and
-Page. boto3 calls run in thread workers of one exclusive group, so a new navigation
-cancels the one in flight and a late answer to a cancelled one is dropped.
+Keys act on the active view; the app holds the connection, the clipboard and the
+cursor secret, and no paging logic.
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -16,27 +14,19 @@ import pyperclip
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.widgets import Footer, Header
 
 from dynotui.core.cursor import CursorSigner
-from dynotui.core.errors import DynotuiError, InputError
-from dynotui.core.page import HasNext, Page
-from dynotui.core.pager import Move, Pager, StalePageError, Target
-from dynotui.core.query_form import QueryForm, build_spec
-from dynotui.core.schema import ITEM_COUNT_NOTE, TableSchema, describe_table, list_tables
+from dynotui.core.errors import DynotuiError
+from dynotui.core.pager import Pager
+from dynotui.core.query_form import QueryForm
+from dynotui.core.schema import TableSchema, list_tables
 from dynotui.core.spec import QuerySpec
-from dynotui.ui.cells import cell, columns
-from dynotui.ui.item_screen import ItemScreen
+from dynotui.ui.compare_screen import CompareScreen
+from dynotui.ui.pager_view import PagerView
 from dynotui.ui.picker_screen import PickerScreen
-from dynotui.ui.query_screen import QueryScreen
 from dynotui.ui.share import ShareActions
-from dynotui.ui.sidebar import CostSidebar
-from dynotui.ui.stack_screen import StackScreen
-
-NAV = "navigation"
 
 # key, action, title, help, shown in the footer; the help panel and the command
 # palette list them all.
@@ -59,54 +49,10 @@ ACTIONS = [
     ("x", "copy_start_key", "Copy start key", "Copy this page's start key (DynamoDB JSON)", False),
     ("v", "paste_cursor", "Paste cursor", "Open the page a pasted cursor token points at", True),
     ("i", "inspect_cursor", "Inspect cursor", "Decode a cursor token and check it", False),
+    ("w", "compare", "Compare", "Compare two sort orders side by side", True),
     ("question_mark", "help", "Help", "Show or hide the help panel with every key", True),
     ("q", "quit", "Quit", "Quit dynotui", True),
 ]
-
-
-def describe_spec(spec: QuerySpec, schema: TableSchema) -> str:
-    order = schema.order(spec.index)
-    what = "Scan" if spec.scan else "Query"
-    parts = [f"{what} {schema.name} · {order.name} ({order.kind})"]
-    if spec.key_condition:
-        parts.append(_resolved(spec.key_condition, spec))
-    if spec.filter:
-        parts.append("filter " + _resolved(spec.filter, spec))
-    parts.append("desc" if not spec.forward and not spec.scan else "asc")
-    parts.append(f"{spec.mode} · {spec.page_size}/page")
-    if order.kind == "gsi":
-        parts.append("eventually consistent")
-    return " · ".join(parts)
-
-
-def _resolved(expression: str, spec: QuerySpec) -> str:
-    from dynotui.core.expressions import substitute
-
-    values = {}
-    for name, value in spec.values.items():
-        ((kind, inner),) = value.items()
-        values[name] = repr(inner) if kind == "S" else str(inner)
-    return substitute(expression, spec.names, values)
-
-
-def status_line(pager: Pager) -> str:
-    page = pager.current
-    if page is None:
-        return "No page read yet: press n to read page 1."
-    words = {
-        HasNext.YES: "a next page exists",
-        HasNext.UNKNOWN: "more may follow",
-        HasNext.NO: "this is the last page",
-    }[page.has_next]
-    line = f"Page {page.number} · {len(page.items)} items · {words}"
-    if page.cached:
-        line += " · served from cache"
-    if page.empty_with_key:
-        line += (
-            " · EMPTY PAGE WITH A KEY: DynamoDB evaluated items but none passed the filter;"
-            " this is not the end, press n"
-        )
-    return line
 
 
 class DynotuiApp(ShareActions, App[None]):
@@ -134,71 +80,87 @@ class DynotuiApp(ShareActions, App[None]):
         self.client = client
         self.connection_label = connection_label
         self.initial_table = table
-        self.form = form or QueryForm()
+        self.initial_form = form or QueryForm()
         self.clock = clock
-        self.schema: TableSchema | None = None
-        self.pager: Pager | None = None
-        self._pending: Pager | None = None  # a new query until its first page arrives
-
-    # -- layout ------------------------------------------------------------------------
+        self._main: PagerView | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="main"):
-            with Vertical(id="results-pane"):
-                yield Static("", id="query-line")
-                yield Static("", id="status-line")
-                yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
-            yield CostSidebar(id="sidebar")
+        yield PagerView(self.client, form=self.initial_form, clock=self.clock, id="main-view")
         yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = self.connection_label
         if self.initial_table:
-            self.load_table(
-                self.initial_table, open_form=not self.form.partition_value and not self.form.scan
+            form = self.initial_form
+            self.main_view.load_table(
+                self.initial_table, open_form=not form.partition_value and not form.scan
             )
         else:
             self.action_choose_table()
 
-    # -- tables, orders, queries ---------------------------------------------------------
+    # -- the view keys act on ------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="schema")
-    def load_table(self, name: str, open_form: bool = False) -> None:
-        try:
-            schema = describe_table(self.client, name)
-        except DynotuiError as exc:
-            self.call_from_thread(self.notify, str(exc), title="Table", severity="error")
-            return
-        self.call_from_thread(self._table_loaded, schema, open_form)
+    @property
+    def main_view(self) -> PagerView:
+        if self._main is None:  # kept, so the last page stays readable after exit
+            self._main = self.screen_stack[0].query_one("#main-view", PagerView)
+        return self._main
 
-    def _table_loaded(self, schema: TableSchema, open_form: bool) -> None:
-        self.schema = schema
-        if self.form.order not in {o.name for o in schema.orders}:
-            self.form = QueryForm()
-        if open_form:
-            self.action_edit_query()
-            return
-        try:
-            spec = build_spec(schema, self.form)
-        except InputError as exc:
-            self.notify(str(exc), title="Query", severity="error")
-            self.action_edit_query()
-            return
-        self.start(spec)
+    @property
+    def active_view(self) -> PagerView:
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, CompareScreen):
+                return screen.active_view
+        return self.main_view
+
+    @property
+    def pager(self) -> Pager | None:
+        return self.active_view.pager
+
+    @property
+    def schema(self) -> TableSchema | None:
+        return self.active_view.schema
+
+    @property
+    def form(self) -> QueryForm:
+        return self.active_view.form
 
     def start(self, spec: QuerySpec, start_key: Any = None) -> None:
-        """A new stack (the scope changed). It replaces the current one only once its
-        first page has been read, so a query that fails keeps what is on screen."""
-        assert self.schema is not None
-        try:
-            candidate = Pager(self.client, spec, self.schema, start_key=start_key, clock=self.clock)
-        except InputError as exc:
-            self.notify(str(exc), title="Query", severity="error")
+        self.active_view.start(spec, start_key)
+
+    def action_next(self) -> None:
+        self.active_view.navigate("next")
+
+    def action_prev(self) -> None:
+        self.active_view.navigate("prev")
+
+    def action_first(self) -> None:
+        self.active_view.navigate("first")
+
+    def action_refresh(self) -> None:
+        self.active_view.navigate("refresh")
+
+    def action_toggle_mode(self) -> None:
+        self.active_view.toggle_mode()
+
+    def action_choose_order(self) -> None:
+        self.active_view.choose_order()
+
+    def action_edit_query(self) -> None:
+        self.active_view.edit_query()
+
+    def action_show_stack(self) -> None:
+        self.active_view.show_stack()
+
+    def action_compare(self) -> None:
+        view = self.main_view
+        if view.schema is None or view.pager is None:
+            self.notify("Open a query first; the compare view starts from it.", severity="warning")
             return
-        self._pending = candidate
-        self.query_one("#results", DataTable).loading = True
-        self.read_page(candidate, candidate.plan("next"))
+        if isinstance(self.screen, CompareScreen):
+            return
+        self.push_screen(CompareScreen(self.client, view.schema, view.form, self.clock))
 
     @work(thread=True, exclusive=True, group="schema")
     def action_choose_table(self) -> None:
@@ -210,8 +172,9 @@ class DynotuiApp(ShareActions, App[None]):
 
         def chosen(name: str | None) -> None:
             if name:
-                self.form = QueryForm()
-                self.load_table(name, open_form=True)
+                view = self.main_view
+                view.form = QueryForm()
+                view.load_table(name, open_form=True)
 
         self.call_from_thread(
             self.push_screen,
@@ -219,156 +182,11 @@ class DynotuiApp(ShareActions, App[None]):
             chosen,
         )
 
-    def action_choose_order(self) -> None:
-        if self.schema is None:
-            return
-        schema = self.schema
-        choices = []
-        for order in schema.orders:
-            count = "?" if order.item_count is None else f"~{order.item_count:,}"
-            choices.append((order.name, f"{order.describe()} · {count} items (stale)"))
-
-        def chosen(name: str | None) -> None:
-            if name and name != self.form.order:
-                self.form = QueryForm(
-                    order=name, page_size=self.form.page_size, mode=self.form.mode
-                )
-                self.action_edit_query()
-
-        self.push_screen(
-            PickerScreen(f"Sort orders of {schema.name} — item counts: {ITEM_COUNT_NOTE}", choices),
-            chosen,
-        )
-
-    def action_edit_query(self) -> None:
-        if self.schema is None:
-            return
-
-        def done(result: tuple[QueryForm, QuerySpec] | None) -> None:
-            if result:
-                self.form, spec = result
-                self.start(spec)
-
-        self.push_screen(QueryScreen(self.schema, self.form), done)
-
-    def action_toggle_mode(self) -> None:
-        if self.pager is None:
-            return
-        mode = "fill" if self.pager.spec.mode == "raw" else "raw"
-        self.form = self.form.with_(mode=mode)
-        # Page boundaries differ between modes: a new stack from where this one began.
-        self.start(self.pager.spec.with_(mode=mode), self.pager.start_key_of(1))
-        self.notify(f"{mode} mode: a new cursor stack from the same start")
-
-    # -- navigation ----------------------------------------------------------------------
-
-    def navigate(self, target: Target, fresh: bool = False) -> None:
-        if self.pager is None:
-            return
-        try:
-            move = self.pager.plan(target, fresh=fresh)
-        except InputError as exc:
-            self.notify(str(exc), severity="warning")
-            return
-        self._pending = None  # navigating the current query abandons a pending one
-        if move.cached is not None:
-            self.workers.cancel_group(self, NAV)
-            self.show(self.pager.accept(move.cached))
-            return
-        self.query_one("#results", DataTable).loading = True
-        self.read_page(self.pager, move)
-
-    @work(thread=True, exclusive=True, group=NAV)
-    def read_page(self, pager: Pager, move: Move) -> None:
-        worker = get_current_worker()
-        try:
-            page = pager.read(move)
-        except DynotuiError as exc:
-            if not worker.is_cancelled:
-                self.call_from_thread(
-                    self.notify,
-                    f"{exc} — the pages read so far are kept.",
-                    title=f"Page {move.number}",
-                    severity="error",
-                    timeout=8,
-                )
-            return
-        if not worker.is_cancelled:
-            self.call_from_thread(self._accept, pager, page)
-
-    def _accept(self, pager: Pager, page: Page) -> None:
-        if pager is self._pending:
-            self.pager, self._pending = pager, None  # its first page arrived: promote it
-            self.query_one("#query-line", Static).update(describe_spec(pager.spec, pager.schema))
-        elif pager is not self.pager:
-            return  # a page of a stack that has been replaced since
-        with contextlib.suppress(StalePageError):
-            self.show(pager.accept(page))
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != NAV or event.state == WorkerState.RUNNING:
-            return
-        busy = any(
-            w.group == NAV and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-            for w in self.workers
-        )
-        self.query_one("#results", DataTable).loading = busy
-
-    def show(self, page: Page) -> None:
-        assert self.pager is not None and self.schema is not None
-        table = self.query_one("#results", DataTable)
-        table.clear(columns=True)
-        key_names = self.schema.cursor_key_names(self.pager.spec.index)
-        names = columns(page.items, key_names)
-        for name in names:
-            table.add_column(name, key=name)
-        for index, item in enumerate(page.items):
-            table.add_row(*(cell(item.get(name)) for name in names), key=str(index))
-        self.query_one("#status-line", Static).update(status_line(self.pager))
-        self.query_one(CostSidebar).show(page, self.pager.totals, self.pager.series())
-
-    def action_next(self) -> None:
-        self.navigate("next")
-
-    def action_prev(self) -> None:
-        self.navigate("prev")
-
-    def action_first(self) -> None:
-        self.navigate("first")
-
-    def action_refresh(self) -> None:
-        self.navigate("refresh")
-
     def action_help(self) -> None:
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
-
-    def action_show_stack(self) -> None:
-        if self.pager is None:
-            return
-
-        def jump(number: int | None) -> None:
-            if number:
-                self.navigate(number)
-
-        self.push_screen(
-            StackScreen(
-                self.pager.stack,
-                self.pager.number,
-                self.pager.cached_numbers(),
-                self.pager.schema.cursor_key_names(self.pager.spec.index),
-            ),
-            jump,
-        )
-
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if self.pager is None or self.pager.current is None or event.data_table.id != "results":
-            return
-        index = int(event.row_key.value or 0)
-        page = self.pager.current
-        self.push_screen(ItemScreen(page.items[index], f"Page {page.number}, item {index + 1}"))
 
     # -- command palette -----------------------------------------------------------------
 

@@ -41,10 +41,13 @@ def cell(value: AttributeValue | None, projected: bool = True) -> str:
     return _clip(str(inner))
 
 
-def columns(items: Iterable[Item], key_names: tuple[str, ...]) -> list[str]:
-    """Key columns first (index keys, then table keys), then the union of the rest."""
+def columns(
+    items: Iterable[Item], key_names: tuple[str, ...], asked: tuple[str, ...] = ()
+) -> list[str]:
+    """Key columns first (index keys, then table keys), then the union of the rest and
+    of what the projection asked for (so a non-projected attribute still has a column)."""
     seen = dict.fromkeys(key_names)
-    rest: dict[str, None] = {}
+    rest: dict[str, None] = {name: None for name in asked if name not in seen}
     for item in items:
         for name in item:
             if name not in seen:

@@ -6,8 +6,6 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from textual.widgets import DataTable
-
 from dynotui.core.codegen import LANGUAGES, CodeTarget, generate
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.cursor_secret import default_signer
@@ -30,7 +28,7 @@ class ShareActions:
     system_copy: Callable[[str], None]
     notify: Callable[..., None]
     push_screen: Callable[..., Any]
-    query_one: Callable[..., Any]
+    active_view: Any
     start: Callable[..., None]
 
     @property
@@ -56,7 +54,7 @@ class ShareActions:
         if not page.items:
             self.notify("This page holds no items.", severity="warning")
             return None
-        row = self.query_one("#results", DataTable).cursor_row
+        row = self.active_view.table.cursor_row
         return page.items[min(max(row, 0), len(page.items) - 1)]
 
     def action_copy_item(self, dynamodb_json: bool = False) -> None:

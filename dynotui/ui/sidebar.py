@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, Sparkline, Static
 
+from dynotui.core.advisor import Finding
 from dynotui.core.page import HasNext, Page, Totals
 
 BAR_WIDTH = 20
@@ -76,10 +79,23 @@ class CostSidebar(Vertical):
         yield Static("", id="session-cost")
         yield Label("Capacity per page", id="spark-label")
         yield Sparkline([], id="capacity-spark")
+        yield Static("", id="advice")
 
-    def show(self, page: Page | None, totals: Totals, series: list[Page]) -> None:
+    def show(
+        self,
+        page: Page | None,
+        totals: Totals,
+        series: list[Page],
+        findings: Sequence[Finding] = (),
+    ) -> None:
         cost = self.query_one("#page-cost", Static)
         cost.update(page_text(page) if page else "No page read yet.")
         self.set_class(bool(page and page.waste_ratio > 0.5), "-wasteful")
         self.query_one("#session-cost", Static).update(totals_text(totals))
         self.query_one("#capacity-spark", Sparkline).data = [p.capacity.total for p in series]
+        advice = Text()
+        if findings:
+            advice.append("Advisor\n", style="bold")
+            for finding in findings:
+                advice.append("• " + finding.text + "\n")
+        self.query_one("#advice", Static).update(advice)

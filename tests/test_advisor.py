@@ -1,0 +1,176 @@
+"""Advisor findings against DynamoDB Local: each must appear where its cause is, and only there."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from helpers import walk
+
+from dynotui.core.advisor import advise
+from dynotui.core.pager import Pager
+from dynotui.core.schema import describe_table
+from dynotui.core.spec import QuerySpec, from_expressions, from_key
+from dynotui.local import demo
+from dynotui.local.demo import create_table, write_items
+
+RARE = {":r": {"S": demo.RARE_STATUS}}
+
+
+def run(client: Any, spec: QuerySpec, pages: int = 6) -> tuple[dict[str, str], Pager]:
+    schema = describe_table(client, spec.table)
+    pager = Pager(client, spec, schema)
+    walk(pager, limit=pages)
+    found = {f.kind: f.text for f in advise(schema, spec, pager.series(), pager.totals)}
+    return found, pager
+
+
+@pytest.fixture(scope="module")
+def schema(client: Any, demo_table: str) -> Any:
+    return describe_table(client, demo_table)
+
+
+def test_rare_filter_waste_names_the_index_with_numbers(client, schema) -> None:
+    spec = from_key(
+        schema,
+        partition_value=demo.BIG_CUSTOMER,
+        filter="status = :r",
+        filter_values=RARE,
+        page_size=50,
+    )
+    found, pager = run(client, spec)
+    totals = pager.totals
+    discarded = 1 - totals.count / totals.scanned
+    assert f"discarded {discarded:.0%} of {totals.scanned:,} items read" in found["filter-waste"]
+    assert f"({totals.capacity.total:g} RCU)" in found["filter-waste"]
+    assert "`status` is the partition key of GSI `by_status`" in found["index-for-filter"]
+    share = totals.count / totals.scanned
+    assert (f"~{share:.0%}" if share >= 0.01 else "under 1%") in found["index-for-filter"]
+    assert "gsi-ties" not in found and "size-cut" not in found and "scan" not in found
+
+
+def test_no_waste_findings_without_a_wasteful_filter(client, schema) -> None:
+    no_filter, _ = run(client, from_key(schema, partition_value=demo.BIG_CUSTOMER, page_size=50))
+    assert "filter-waste" not in no_filter and "index-for-filter" not in no_filter
+    keeps_most, _ = run(
+        client,
+        from_key(
+            schema,
+            partition_value=demo.BIG_CUSTOMER,
+            filter="status <> :r",
+            filter_values=RARE,
+            page_size=50,
+        ),
+    )
+    assert "filter-waste" not in keeps_most and "index-for-filter" not in keeps_most
+
+
+def test_round_cap_finding_follows_the_cap(client, schema) -> None:
+    capped, pager = run(
+        client,
+        from_key(
+            schema,
+            partition_value=demo.BIG_CUSTOMER,
+            filter="status = :r",
+            filter_values=RARE,
+            page_size=20,
+            mode="fill",
+            max_rounds=1,
+        ),
+    )
+    assert "round-cap" in capped
+    assert (
+        f"on {sum(p.ended_by.value == 'rounds' for p in pager.series())} of 6 pages"
+        in capped["round-cap"]
+    )
+    roomy, _ = run(
+        client,
+        from_key(
+            schema,
+            partition_value=demo.BIG_CUSTOMER,
+            filter="status = :r",
+            filter_values=RARE,
+            page_size=5,
+            mode="fill",
+            max_rounds=50,
+        ),
+    )
+    assert "round-cap" not in roomy
+
+
+def test_scan_reads_everything_and_points_at_the_index(client, schema) -> None:
+    found, pager = run(
+        client,
+        from_expressions(schema.name, scan=True, filter="status = :r", values=RARE, page_size=100),
+        pages=3,
+    )
+    assert f"{pager.totals.scanned:,} items read so far" in found["scan"]
+    assert "GSI `by_status`" in found["query-instead"]
+    assert "scan" not in run(client, from_key(schema, partition_value="c001"))[0]
+
+
+def test_size_cuts_on_large_items_only(client, schema) -> None:
+    assert (
+        "size-cut"
+        in run(
+            client, from_key(schema, partition_value=demo.ARCHIVE_CUSTOMER, page_size=100), pages=3
+        )[0]
+    )
+    assert (
+        "size-cut"
+        not in run(
+            client, from_key(schema, partition_value=demo.BIG_CUSTOMER, page_size=100), pages=3
+        )[0]
+    )
+
+
+def test_gsi_ties_on_gsi_only(client, schema) -> None:
+    found, _ = run(
+        client,
+        from_key(schema, index="by_status", partition_value="DELIVERED", page_size=50),
+        pages=2,
+    )
+    assert "gsi-ties" in found
+    assert "gsi-ties" not in run(client, from_key(schema, partition_value="acme"), pages=2)[0]
+
+
+@pytest.mark.parametrize(("padded", "expected"), [(False, True), (True, False)])
+def test_digit_strings_only_when_unpadded(client, table_name, padded, expected) -> None:
+    name = table_name()
+    create_table(
+        client,
+        {
+            "TableName": name,
+            "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            "KeySchema": [
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+        },
+    )
+    write_items(
+        client,
+        name,
+        [{"pk": "p", "sk": f"{n:04d}" if padded else str(n)} for n in range(1, 30)],
+    )
+    found, _ = run(
+        client,
+        from_expressions(name, key_condition="pk = :p", values={":p": {"S": "p"}}, page_size=10),
+    )
+    assert ("digit-strings" in found) is expected
+    if expected:
+        match = re.search(r"'(\d+)' sorts before '(\d+)'", found["digit-strings"])
+        assert match, found["digit-strings"]
+        first, second = match.groups()
+        assert first.encode() < second.encode() and int(first) > int(second)
+
+
+def test_numeric_sort_key_has_no_digit_finding(client, schema) -> None:
+    found, _ = run(client, from_key(schema, index="by_total", partition_value="acme"), pages=2)
+    assert "digit-strings" not in found
+    assert "digit-strings" in run(client, from_key(schema, partition_value="acme"), pages=2)[0]
