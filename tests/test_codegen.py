@@ -32,12 +32,14 @@ def node_modules() -> Path:
     if not (shutil.which("node") and shutil.which("npm")):
         pytest.skip("node and npm are needed to run the generated JavaScript")
     if not (JS_DIR / "node_modules" / "@aws-sdk" / "lib-dynamodb").is_dir():
-        subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--silent"],
+        result = subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"],
             cwd=JS_DIR,
-            check=True,
+            capture_output=True,
+            text=True,
             timeout=600,
         )
+        assert result.returncode == 0, f"npm ci in tests/js failed: {result.stderr[-2000:]}"
     return JS_DIR / "node_modules"
 
 
