@@ -19,7 +19,7 @@ from dynotui.core.query_form import QueryForm
 from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
 from dynotui.local.runner import DynamoDBLocal
 from dynotui.ui.app import DynotuiApp
-from dynotui.ui.pager_view import PagerView
+from dynotui.ui.pilot import settle
 
 SIZE = (150, 40)
 SHOTS: list[tuple[str, QueryForm, Sequence[str]]] = [
@@ -44,15 +44,6 @@ SHOTS: list[tuple[str, QueryForm, Sequence[str]]] = [
         ["n"],
     ),
 ]
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    for screen in pilot.app.screen_stack:
-        for view in screen.query(PagerView):
-            await view.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def shoot(client: Any, label: str, out: Path) -> None:

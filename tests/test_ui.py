@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from dynotui.local import demo
 from dynotui.ui.app import DynotuiApp
 from dynotui.ui.cells import cell, columns
 from dynotui.ui.item_screen import ItemScreen
+from dynotui.ui.pilot import settle
 from dynotui.ui.query_screen import QueryScreen
 from dynotui.ui.sidebar import CostSidebar
 from dynotui.ui.stack_screen import StackScreen
@@ -28,20 +30,15 @@ RARE_FORM = QueryForm(
 
 
 class FixedClock:
-    """Every call lasts 5 ms: latency figures that snapshots can hold."""
+    """Every call lasts 2.5 ms: latency figures that snapshots can hold. Per thread, since
+    the compare view's two sides read at the same time."""
 
     def __init__(self) -> None:
-        self.now = 0.0
+        self.local = threading.local()
 
     def __call__(self) -> float:
-        self.now += 0.0025
-        return self.now
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+        self.local.now = getattr(self.local, "now", 0.0) + 0.0025
+        return self.local.now
 
 
 def rows(app: DynotuiApp) -> list[list[str]]:

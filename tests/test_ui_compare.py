@@ -15,6 +15,7 @@ from dynotui.ui.cells import cell, columns
 from dynotui.ui.compare_screen import CompareScreen
 from dynotui.ui.pager_view import PagerView
 from dynotui.ui.picker_screen import PickerScreen
+from dynotui.ui.pilot import settle
 from dynotui.ui.query_screen import QueryScreen
 
 LEFT = QueryForm(
@@ -24,15 +25,6 @@ LEFT = QueryForm(
     page_size="10",
 )
 RIGHT = QueryForm(order="by_status", partition_value=demo.RARE_STATUS, page_size="10")
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    for screen in pilot.app.screen_stack:
-        for view in screen.query(PagerView):
-            await view.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def rows(view: PagerView) -> list[list[str]]:

@@ -18,6 +18,7 @@ from dynotui.ui import clipboard
 from dynotui.ui.app import DynotuiApp
 from dynotui.ui.code_screen import CodeScreen
 from dynotui.ui.cursor_screen import InspectCursorScreen, PasteCursorScreen
+from dynotui.ui.pilot import settle
 
 SIGNER = CursorSigner(b"ui-test-secret-0123456789")
 FORM = QueryForm(
@@ -41,12 +42,6 @@ class Recorder:
 
 def no_system_clipboard(text: str) -> None:
     raise pyperclip.PyperclipException("no xclip, xsel or wl-copy")
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def make_app(client: Any, system_copy: Any, form: QueryForm = FORM) -> DynotuiApp:
