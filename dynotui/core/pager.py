@@ -184,15 +184,3 @@ class Pager:
 
     def goto(self, number: int) -> Page:
         return self.go(number)
-
-    def restart(self, spec: QuerySpec) -> Pager:
-        """A new pager for a changed spec (e.g. raw/fill toggled) opening where this one is."""
-        start = self.current.start_key if self.current else self._starts[0]
-        return Pager(
-            self.client,
-            spec,
-            self.schema,
-            start_key=start,
-            cache_pages=self.cache_pages,
-            clock=self.clock,
-        )

@@ -21,7 +21,7 @@ from dynotui.core.cursor import CursorSigner
 from dynotui.core.errors import DynotuiError
 from dynotui.core.pager import Pager
 from dynotui.core.query_form import QueryForm
-from dynotui.core.schema import TableSchema, list_tables
+from dynotui.core.schema import list_tables
 from dynotui.core.spec import QuerySpec
 from dynotui.ui.compare_screen import CompareScreen
 from dynotui.ui.pager_view import PagerView
@@ -117,14 +117,6 @@ class DynotuiApp(ShareActions, App[None]):
     @property
     def pager(self) -> Pager | None:
         return self.active_view.pager
-
-    @property
-    def schema(self) -> TableSchema | None:
-        return self.active_view.schema
-
-    @property
-    def form(self) -> QueryForm:
-        return self.active_view.form
 
     def start(self, spec: QuerySpec, start_key: Any = None) -> None:
         self.active_view.start(spec, start_key)
