@@ -21,28 +21,14 @@ from typing import Any
 from dynotui.core.pager import Pager
 from dynotui.core.schema import describe_table
 from dynotui.core.spec import from_key
-from dynotui.local.demo import create_table, write_items
 from dynotui.local.runner import DynamoDBLocal
+from dynotui.local.tables import create_table, table_definition, write_items
 
 TABLE = "bench-one-partition"
 
 
 def seed(client: Any, items: int) -> None:
-    created = create_table(
-        client,
-        {
-            "TableName": TABLE,
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": [
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "N"},
-            ],
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-        },
-    )
+    created = create_table(client, table_definition(TABLE, ("pk", "S"), ("sk", "N")))
     if created:
         began = time.perf_counter()
         write_items(client, TABLE, [{"pk": "p", "sk": n, "v": "x" * 40} for n in range(items)])

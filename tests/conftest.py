@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dynotui.local.demo import create_table, seed_demo
+from dynotui.local.demo import seed_demo
 from dynotui.local.runner import DynamoDBLocal
 
 _names = itertools.count(1)
@@ -38,17 +38,5 @@ def table_name(request: pytest.FixtureRequest) -> Callable[[str], str]:
 
     def make(suffix: str = "") -> str:
         return f"t{os.getpid()}-{next(_names)}-{base}{suffix}"[:255]
-
-    return make
-
-
-@pytest.fixture
-def make_table(client: Any, table_name: Callable[[str], str]) -> Callable[..., str]:
-    """Create a table from a definition (TableName filled in) and return its name."""
-
-    def make(definition: dict[str, Any]) -> str:
-        name = table_name("")
-        create_table(client, {**definition, "TableName": name, "BillingMode": "PAY_PER_REQUEST"})
-        return name
 
     return make

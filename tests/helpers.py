@@ -27,3 +27,17 @@ def walk(pager: Any, limit: int = 100_000) -> list[Any]:
 
 def items_of(pages: list[Any]) -> list[dict]:
     return [item for page in pages for item in page.items]
+
+
+def rare_spec(schema: Any, **options: Any) -> Any:
+    """The demo's big customer filtered on the rare status: most of what is read is discarded."""
+    from dynotui.core.spec import from_key
+    from dynotui.local import demo
+
+    return from_key(
+        schema,
+        partition_value=demo.BIG_CUSTOMER,
+        filter="status = :r",
+        filter_values={":r": {"S": demo.RARE_STATUS}},
+        **options,
+    )

@@ -6,14 +6,14 @@ import re
 from typing import Any
 
 import pytest
-from helpers import walk
+from helpers import rare_spec, walk
 
 from dynotui.core.advisor import advise
 from dynotui.core.pager import Pager
 from dynotui.core.schema import describe_table
 from dynotui.core.spec import QuerySpec, from_expressions, from_key
 from dynotui.local import demo
-from dynotui.local.demo import create_table, write_items
+from dynotui.local.tables import create_table, table_definition, write_items
 
 RARE = {":r": {"S": demo.RARE_STATUS}}
 
@@ -32,11 +32,8 @@ def schema(client: Any, demo_table: str) -> Any:
 
 
 def test_rare_filter_waste_names_the_index_with_numbers(client, schema) -> None:
-    spec = from_key(
+    spec = rare_spec(
         schema,
-        partition_value=demo.BIG_CUSTOMER,
-        filter="status = :r",
-        filter_values=RARE,
         page_size=50,
     )
     found, pager = run(client, spec)
@@ -69,11 +66,8 @@ def test_no_waste_findings_without_a_wasteful_filter(client, schema) -> None:
 def test_round_cap_finding_follows_the_cap(client, schema) -> None:
     capped, pager = run(
         client,
-        from_key(
+        rare_spec(
             schema,
-            partition_value=demo.BIG_CUSTOMER,
-            filter="status = :r",
-            filter_values=RARE,
             page_size=20,
             mode="fill",
             max_rounds=1,
@@ -86,11 +80,8 @@ def test_round_cap_finding_follows_the_cap(client, schema) -> None:
     )
     roomy, _ = run(
         client,
-        from_key(
+        rare_spec(
             schema,
-            partition_value=demo.BIG_CUSTOMER,
-            filter="status = :r",
-            filter_values=RARE,
             page_size=5,
             mode="fill",
             max_rounds=50,
@@ -138,21 +129,7 @@ def test_gsi_ties_on_gsi_only(client, schema) -> None:
 @pytest.mark.parametrize(("padded", "expected"), [(False, True), (True, False)])
 def test_digit_strings_only_when_unpadded(client, table_name, padded, expected) -> None:
     name = table_name()
-    create_table(
-        client,
-        {
-            "TableName": name,
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": [
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "sk", "AttributeType": "S"},
-            ],
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "sk", "KeyType": "RANGE"},
-            ],
-        },
-    )
+    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
     write_items(
         client,
         name,

@@ -20,7 +20,7 @@ from dynotui.core.pager import Pager
 from dynotui.core.schema import describe_table
 from dynotui.core.spec import QuerySpec, from_expressions, from_key
 from dynotui.local import demo
-from dynotui.local.demo import create_table, write_items
+from dynotui.local.tables import Index, create_table, table_definition, write_items
 
 JS_DIR = Path(__file__).parent / "js"
 ENV = {**os.environ, "AWS_ACCESS_KEY_ID": "dynotui", "AWS_SECRET_ACCESS_KEY": "dynotui"}
@@ -48,29 +48,12 @@ def binary_table(client: Any) -> str:
     name = "codegen-binary-numeric"
     create_table(
         client,
-        {
-            "TableName": name,
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": [
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "b", "AttributeType": "B"},
-                {"AttributeName": "n", "AttributeType": "N"},
-            ],
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "b", "KeyType": "RANGE"},
-            ],
-            "GlobalSecondaryIndexes": [
-                {
-                    "IndexName": "by_n",
-                    "KeySchema": [
-                        {"AttributeName": "pk", "KeyType": "HASH"},
-                        {"AttributeName": "n", "KeyType": "RANGE"},
-                    ],
-                    "Projection": {"ProjectionType": "ALL"},
-                }
-            ],
-        },
+        table_definition(
+            name,
+            ("pk", "S"),
+            ("b", "B"),
+            global_indexes=(Index("by_n", ("pk", "S"), ("n", "N")),),
+        ),
     )
     write_items(
         client,

@@ -11,6 +11,7 @@ import pytest
 
 from dynotui.core.connection import ConnectionOptions, make_client
 from dynotui.local import demo
+from dynotui.local.tables import NotLocalError
 
 
 def drain(client: Any, **params: Any) -> list[dict]:
@@ -112,7 +113,7 @@ def test_seeding_refuses_a_remote_endpoint() -> None:
             region="us-east-1", endpoint_url="https://dynamodb.us-east-1.amazonaws.com"
         )
     )
-    with pytest.raises(demo.NotLocalError, match="refusing to create or seed"):
+    with pytest.raises(NotLocalError, match="refusing to create or seed"):
         demo.seed_demo(remote)
 
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from helpers import drain, items_of, walk
+from helpers import drain, items_of, rare_spec, walk
 
 from dynotui.core.connection import ConnectionOptions, make_client
 from dynotui.core.errors import ServiceError
@@ -18,7 +18,7 @@ from dynotui.core.pager import Pager
 from dynotui.core.schema import describe_table
 from dynotui.core.spec import from_key
 from dynotui.local import demo
-from dynotui.local.demo import write_items
+from dynotui.local.tables import Index, create_table, table_definition, write_items
 
 RARE = {":r": {"S": demo.RARE_STATUS}}
 
@@ -45,11 +45,8 @@ def rare_truth(client: Any, demo_table: str) -> list[dict]:
 
 
 def test_raw_filter_pages_continue_past_empty_pages(client, schema, rare_truth) -> None:
-    spec = from_key(
+    spec = rare_spec(
         schema,
-        partition_value=demo.BIG_CUSTOMER,
-        filter="status = :r",
-        filter_values=RARE,
         page_size=25,
     )
     pages = walk(Pager(client, spec, schema))
@@ -77,11 +74,8 @@ def demo_count(client: Any, table: str) -> int:
 
 
 def test_fill_pages_hold_exactly_page_size(client, schema, rare_truth) -> None:
-    spec = from_key(
+    spec = rare_spec(
         schema,
-        partition_value=demo.BIG_CUSTOMER,
-        filter="status = :r",
-        filter_values=RARE,
         page_size=10,
         mode="fill",
         max_rounds=100,
@@ -101,11 +95,8 @@ def test_fill_pages_hold_exactly_page_size(client, schema, rare_truth) -> None:
 
 
 def test_fill_round_cap_is_reported_and_loses_nothing(client, schema, rare_truth) -> None:
-    spec = from_key(
+    spec = rare_spec(
         schema,
-        partition_value=demo.BIG_CUSTOMER,
-        filter="status = :r",
-        filter_values=RARE,
         page_size=20,
         mode="fill",
         max_rounds=1,
@@ -185,31 +176,14 @@ def test_string_sort_key_orders_by_bytes_and_descending_reverses(client, schema)
 def typed_table(client: Any) -> str:
     """A table keyed (pk S, n N) with an LSI on b (B): numeric and binary sort keys."""
     name = "typed-sort-keys"
-    demo.create_table(
+    create_table(
         client,
-        {
-            "TableName": name,
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": [
-                {"AttributeName": "pk", "AttributeType": "S"},
-                {"AttributeName": "n", "AttributeType": "N"},
-                {"AttributeName": "b", "AttributeType": "B"},
-            ],
-            "KeySchema": [
-                {"AttributeName": "pk", "KeyType": "HASH"},
-                {"AttributeName": "n", "KeyType": "RANGE"},
-            ],
-            "LocalSecondaryIndexes": [
-                {
-                    "IndexName": "by_b",
-                    "KeySchema": [
-                        {"AttributeName": "pk", "KeyType": "HASH"},
-                        {"AttributeName": "b", "KeyType": "RANGE"},
-                    ],
-                    "Projection": {"ProjectionType": "KEYS_ONLY"},
-                }
-            ],
-        },
+        table_definition(
+            name,
+            ("pk", "S"),
+            ("n", "N"),
+            local_indexes=(Index("by_b", ("pk", "S"), ("b", "B"), "KEYS_ONLY"),),
+        ),
     )
     numbers = [Decimal(x) for x in ("-5", "0.5", "2", "9", "10", "100", "-0.25", "1e3", "7")]
     blobs = [b"\x00", b"\xff", b"\x7f", b"\x80\x00", b"a", b"\x00\x01", b"\xfe\xff", b"Z", b"\x10"]
@@ -285,11 +259,8 @@ def test_reserved_word_attribute_in_filter_and_projection(client, typed_table) -
 
 
 def test_forward_then_back_gives_identical_pages(client, schema) -> None:
-    spec = from_key(
+    spec = rare_spec(
         schema,
-        partition_value=demo.BIG_CUSTOMER,
-        filter="status = :r",
-        filter_values=RARE,
         page_size=5,
         mode="fill",
     )
@@ -341,11 +312,8 @@ def test_failed_call_leaves_stack_page_and_cache_intact(client, schema, ddb) -> 
 
 
 def test_totals_and_series_add_up(client, schema) -> None:
-    spec = from_key(
+    spec = rare_spec(
         schema,
-        partition_value=demo.BIG_CUSTOMER,
-        filter="status = :r",
-        filter_values=RARE,
         page_size=25,
     )
     pager = Pager(client, spec, schema)

@@ -12,8 +12,9 @@ from dynotui.cli.tui_cmd import open_app
 from dynotui.core.connection import ConnectionOptions, make_client
 from dynotui.core.query_form import QueryForm
 from dynotui.core.schema import describe_table, summary
-from dynotui.local.demo import BIG_CUSTOMER, TABLE, require_local, seed_demo
+from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
 from dynotui.local.runner import DynamoDBLocal
+from dynotui.local.tables import require_local
 
 
 def register(sub: Any) -> None:

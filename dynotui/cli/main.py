@@ -13,8 +13,8 @@ from dynotui.cli import cursor_cmd, demo_cmd, local_cmd, pages_cmd, tables_cmd, 
 from dynotui.cli.options import add_connection_options
 from dynotui.core.connection import ConnectionSetupError
 from dynotui.core.errors import DynotuiError
-from dynotui.local.demo import NotLocalError
 from dynotui.local.locate import LocalSetupError
+from dynotui.local.tables import NotLocalError
 
 COMMANDS = (demo_cmd, local_cmd, tables_cmd, pages_cmd, cursor_cmd)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any
 
 from dynotui.core.dynamo_json import from_wire, serialize
@@ -86,8 +87,6 @@ def parse_values(text: str) -> dict[str, Any]:
 
 def _numbers(value: Any) -> Any:
     # JSON numbers arrive as strings (parse_int/parse_float=str) to keep every digit.
-    from decimal import Decimal
-
     if isinstance(value, str) and value and (value[0].isdigit() or value[0] == "-"):
         try:
             return Decimal(value)

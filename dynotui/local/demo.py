@@ -17,15 +17,12 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import TypeSerializer
-
-from dynotui.core.connection import is_loopback_url
+from dynotui.local.tables import Index, create_table, table_definition, write_items
 
 TABLE = "dynotui-demo-orders"
 BIG_CUSTOMER = "acme"
@@ -48,54 +45,16 @@ FIRST_DAY = date(2026, 9, 1)
 DAYS = 60
 
 
-class NotLocalError(ValueError):
-    """Seeding was asked of an endpoint that is not on this machine."""
-
-
-TABLE_DEFINITION: dict[str, Any] = {
-    "TableName": TABLE,
-    "BillingMode": "PAY_PER_REQUEST",
-    "AttributeDefinitions": [
-        {"AttributeName": "customer", "AttributeType": "S"},
-        {"AttributeName": "order_no", "AttributeType": "S"},
-        {"AttributeName": "total", "AttributeType": "N"},
-        {"AttributeName": "status", "AttributeType": "S"},
-        {"AttributeName": "placed_on", "AttributeType": "S"},
-        {"AttributeName": "flag", "AttributeType": "S"},
-    ],
-    "KeySchema": [
-        {"AttributeName": "customer", "KeyType": "HASH"},
-        {"AttributeName": "order_no", "KeyType": "RANGE"},
-    ],
-    "LocalSecondaryIndexes": [
-        {
-            "IndexName": "by_total",
-            "KeySchema": [
-                {"AttributeName": "customer", "KeyType": "HASH"},
-                {"AttributeName": "total", "KeyType": "RANGE"},
-            ],
-            "Projection": {"ProjectionType": "ALL"},
-        }
-    ],
-    "GlobalSecondaryIndexes": [
-        {
-            "IndexName": "by_status",
-            "KeySchema": [
-                {"AttributeName": "status", "KeyType": "HASH"},
-                {"AttributeName": "placed_on", "KeyType": "RANGE"},
-            ],
-            "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["total", "flag"]},
-        },
-        {
-            "IndexName": "flagged",
-            "KeySchema": [
-                {"AttributeName": "flag", "KeyType": "HASH"},
-                {"AttributeName": "total", "KeyType": "RANGE"},
-            ],
-            "Projection": {"ProjectionType": "KEYS_ONLY"},
-        },
-    ],
-}
+TABLE_DEFINITION: dict[str, Any] = table_definition(
+    TABLE,
+    ("customer", "S"),
+    ("order_no", "S"),
+    local_indexes=(Index("by_total", ("customer", "S"), ("total", "N")),),
+    global_indexes=(
+        Index("by_status", ("status", "S"), ("placed_on", "S"), "INCLUDE", ("total", "flag")),
+        Index("flagged", ("flag", "S"), ("total", "N"), "KEYS_ONLY"),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -147,55 +106,6 @@ def demo_items(seed: int = 7) -> Iterator[dict]:
     for index in range(1, SMALL_CUSTOMERS + 1):
         for number in range(1, rng.randint(5, 40) + 1):
             yield _order(rng, f"c{index:03d}", number, big_attachment=False)
-
-
-def require_local(client: Any) -> None:
-    endpoint = client.meta.endpoint_url
-    if not is_loopback_url(endpoint):
-        raise NotLocalError(
-            f"refusing to create or seed the demo table on {endpoint}: the demo writes only to "
-            "a DynamoDB Local on this machine (localhost / 127.0.0.1)."
-        )
-
-
-def write_items(client: Any, table: str, items: list[dict], workers: int = 4) -> int:
-    """BatchWriteItem in batches of 25, retrying unprocessed items with backoff."""
-    require_local(client)
-    serializer = TypeSerializer()
-    requests = [
-        {"PutRequest": {"Item": {k: serializer.serialize(v) for k, v in item.items()}}}
-        for item in items
-    ]
-    batches = [requests[i : i + 25] for i in range(0, len(requests), 25)]
-
-    def send(batch: list[dict]) -> int:
-        pending = {table: batch}
-        for attempt in range(10):
-            response = client.batch_write_item(RequestItems=pending)
-            pending = response.get("UnprocessedItems") or {}
-            if not pending:
-                return len(batch)
-            time.sleep(min(2.0, 0.05 * 2**attempt))
-        raise RuntimeError(f"{len(pending[table])} items stayed unprocessed after 10 attempts")
-
-    with ThreadPoolExecutor(workers) as pool:
-        return sum(pool.map(send, batches))
-
-
-def create_table(client: Any, definition: dict[str, Any]) -> bool:
-    """Create the table unless it exists; True when it was created."""
-    require_local(client)
-    name = definition["TableName"]
-    try:
-        client.describe_table(TableName=name)
-        return False
-    except client.exceptions.ResourceNotFoundException:
-        pass
-    client.create_table(**definition)
-    client.get_waiter("table_exists").wait(
-        TableName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 100}
-    )
-    return True
 
 
 def seed_demo(client: Any, seed: int = 7) -> SeedReport:

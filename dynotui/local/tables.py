@@ -1,0 +1,125 @@
+"""Tables on DynamoDB Local: define, create and fill them (the demo, tests, benchmarks).
+
+The pager never writes; everything here refuses any endpoint not on this machine.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from boto3.dynamodb.types import TypeSerializer
+
+from dynotui.core.connection import is_loopback_url
+
+Key = tuple[str, str]  # (attribute name, S | N | B)
+
+
+class NotLocalError(ValueError):
+    """A write was asked of an endpoint that is not on this machine."""
+
+
+@dataclass(frozen=True)
+class Index:
+    name: str
+    hash_key: Key
+    range_key: Key | None = None
+    projection: str = "ALL"  # ALL, KEYS_ONLY or INCLUDE
+    include: tuple[str, ...] = ()
+
+
+def _key_schema(hash_key: Key, range_key: Key | None) -> list[dict[str, str]]:
+    schema = [{"AttributeName": hash_key[0], "KeyType": "HASH"}]
+    if range_key:
+        schema.append({"AttributeName": range_key[0], "KeyType": "RANGE"})
+    return schema
+
+
+def _index(index: Index) -> dict[str, Any]:
+    projection: dict[str, Any] = {"ProjectionType": index.projection}
+    if index.include:
+        projection["NonKeyAttributes"] = list(index.include)
+    return {
+        "IndexName": index.name,
+        "KeySchema": _key_schema(index.hash_key, index.range_key),
+        "Projection": projection,
+    }
+
+
+def table_definition(
+    name: str,
+    hash_key: Key,
+    range_key: Key | None = None,
+    *,
+    local_indexes: tuple[Index, ...] = (),
+    global_indexes: tuple[Index, ...] = (),
+) -> dict[str, Any]:
+    """CreateTable parameters, on demand, with every key attribute defined once."""
+    keys = [hash_key, range_key]
+    for index in (*local_indexes, *global_indexes):
+        keys += [index.hash_key, index.range_key]
+    types = dict(k for k in keys if k)
+    definition: dict[str, Any] = {
+        "TableName": name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [
+            {"AttributeName": attr, "AttributeType": kind} for attr, kind in types.items()
+        ],
+        "KeySchema": _key_schema(hash_key, range_key),
+    }
+    if local_indexes:
+        definition["LocalSecondaryIndexes"] = [_index(i) for i in local_indexes]
+    if global_indexes:
+        definition["GlobalSecondaryIndexes"] = [_index(i) for i in global_indexes]
+    return definition
+
+
+def require_local(client: Any) -> None:
+    endpoint = client.meta.endpoint_url
+    if not is_loopback_url(endpoint):
+        raise NotLocalError(
+            f"refusing to create or seed the demo table on {endpoint}: the demo writes only to "
+            "a DynamoDB Local on this machine (localhost / 127.0.0.1)."
+        )
+
+
+def create_table(client: Any, definition: dict[str, Any]) -> bool:
+    """Create the table unless it exists; True when it was created."""
+    require_local(client)
+    name = definition["TableName"]
+    try:
+        client.describe_table(TableName=name)
+        return False
+    except client.exceptions.ResourceNotFoundException:
+        pass
+    client.create_table(**definition)
+    client.get_waiter("table_exists").wait(
+        TableName=name, WaiterConfig={"Delay": 0.2, "MaxAttempts": 100}
+    )
+    return True
+
+
+def write_items(client: Any, table: str, items: list[dict], workers: int = 4) -> int:
+    """BatchWriteItem in batches of 25, retrying unprocessed items with backoff."""
+    require_local(client)
+    serializer = TypeSerializer()
+    requests = [
+        {"PutRequest": {"Item": {k: serializer.serialize(v) for k, v in item.items()}}}
+        for item in items
+    ]
+    batches = [requests[i : i + 25] for i in range(0, len(requests), 25)]
+
+    def send(batch: list[dict]) -> int:
+        pending = {table: batch}
+        for attempt in range(10):
+            response = client.batch_write_item(RequestItems=pending)
+            pending = response.get("UnprocessedItems") or {}
+            if not pending:
+                return len(batch)
+            time.sleep(min(2.0, 0.05 * 2**attempt))
+        raise RuntimeError(f"{len(pending[table])} items stayed unprocessed after 10 attempts")
+
+    with ThreadPoolExecutor(workers) as pool:
+        return sum(pool.map(send, batches))
