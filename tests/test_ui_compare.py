@@ -1,17 +1,19 @@
-"""The compare view with Pilot against DynamoDB Local: two sides, each equal to the engine."""
+"""The compare view with Pilot against DynamoDB Local: two sides, each equal to the engine,
+and a comparison (and an advisor) that compares like with like."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
+from uihelpers import FixedClock, expected_rows, grid_labels, grid_rows, make_app, text_of
 
-from dynotui.core.pager import Pager
-from dynotui.core.query_form import QueryForm, build_spec
-from dynotui.core.schema import describe_table
+from dynotui.dynamodb.query_form import QueryForm, build_spec
+from dynotui.dynamodb.schema import describe_table
+from dynotui.dynamodb.source import query_pager
 from dynotui.local import demo
 from dynotui.ui.app import DynotuiApp
-from dynotui.ui.cells import cell, columns
 from dynotui.ui.compare_screen import CompareScreen
 from dynotui.ui.pager_view import PagerView
 from dynotui.ui.picker_screen import PickerScreen
@@ -25,26 +27,29 @@ LEFT = QueryForm(
     page_size="10",
 )
 RIGHT = QueryForm(order="by_status", partition_value=demo.RARE_STATUS, page_size="10")
+SMALL = "c184"  # 35 orders, 4 of them RETURNED (see demo_items)
 
 
-def rows(view: PagerView) -> list[list[str]]:
-    table = view.query_one(DataTable)
-    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
-
-
-def engine_pages(client: Any, form: QueryForm, count: int) -> tuple[Any, list[Any]]:
+def engine_pages(client: Any, form: QueryForm, count: int) -> list[Any]:
     schema = describe_table(client, demo.TABLE)
-    pager = Pager(client, build_spec(schema, form), schema)
-    return schema, [pager.next() for _ in range(count)]
+    pager = query_pager(client, build_spec(schema, form), schema)
+    return [pager.next() for _ in range(count)]
 
 
-def expected_rows(schema: Any, index: str | None, page: Any) -> list[list[str]]:
-    order = schema.order(index)
-    names = columns(page.items, schema.cursor_key_names(index))
-    return [
-        [cell(item.get(n), order.projects(n, schema.table_key_names)) for n in names]
-        for item in page.items
-    ]
+async def open_right(pilot: Any, app: DynotuiApp, order: str, value: str, **fields: str) -> None:
+    await pilot.press("tab", "o")
+    await settle(pilot)
+    assert isinstance(app.screen, PickerScreen)
+    app.screen.query_one(Input).value = order
+    await pilot.press("enter")
+    await settle(pilot)
+    assert isinstance(app.screen, QueryScreen)
+    app.screen.query_one("#partition_value", Input).value = value
+    for name, text in fields.items():
+        app.screen.query_one(f"#{name}", Input).value = text
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    assert isinstance(app.screen, CompareScreen)
 
 
 async def open_compare(pilot: Any, app: DynotuiApp) -> CompareScreen:
@@ -52,47 +57,37 @@ async def open_compare(pilot: Any, app: DynotuiApp) -> CompareScreen:
     await pilot.press("w")
     await settle(pilot)
     assert isinstance(app.screen, CompareScreen)
-    await pilot.press("tab", "o")
-    await settle(pilot)
-    assert isinstance(app.screen, PickerScreen)
-    app.screen.query_one(Input).value = "by_status"
-    await pilot.press("enter")
-    await settle(pilot)
-    assert isinstance(app.screen, QueryScreen)
-    app.screen.query_one("#partition_value", Input).value = demo.RARE_STATUS
-    await pilot.press("ctrl+s")
-    await settle(pilot)
-    assert isinstance(app.screen, CompareScreen)
+    await open_right(pilot, app, "by_status", demo.RARE_STATUS)
     return app.screen
 
 
 async def test_both_sides_page_together_and_apart(client, demo_table) -> None:
-    schema, left_truth = engine_pages(client, LEFT, 4)
-    _, right_truth = engine_pages(client, RIGHT, 4)
-    app = DynotuiApp(client, table=demo.TABLE, form=LEFT)
+    left_truth = engine_pages(client, LEFT, 4)
+    right_truth = engine_pages(client, RIGHT, 4)
+    app = make_app(client, LEFT)
     async with app.run_test(size=(200, 50)) as pilot:
         screen = await open_compare(pilot, app)
         left = screen.query_one("#left", PagerView)
         right = screen.query_one("#right", PagerView)
-        assert left.pager.spec.scope() == app.main_view.pager.spec.scope(), "left = main query"
-        assert right.pager.spec.index == "by_status"
+        assert left.pager.source.scope() == app.main_view.pager.source.scope(), "left = main"
+        assert right.pager.source.spec.index == "by_status"
         await pilot.press("N", "N")
         await settle(pilot)
         assert (left.pager.number, right.pager.number) == (3, 3)
-        assert rows(left) == expected_rows(schema, None, left_truth[2])
-        assert rows(right) == expected_rows(schema, "by_status", right_truth[2])
-        line = str(screen.query_one("#compare-line", Static).render())
-        assert f"{left_truth[2].capacity.total:g} RCU" in line
+        assert grid_rows(left) == expected_rows(left, left_truth[2])
+        assert grid_rows(right) == expected_rows(right, right_truth[2])
+        line = text_of(screen.query_one("#compare-line", Static))
+        assert f"{left_truth[2].cost.capacity.total:g} RCU" in line
         assert f"scanned {right_truth[2].scanned_count:,}" in line
         assert "waste 0%" in line and "by_status" in line
         await pilot.press("n")  # the right side is active: only it moves
         await settle(pilot)
         assert (left.pager.number, right.pager.number) == (3, 4)
-        assert rows(right) == expected_rows(schema, "by_status", right_truth[3])
+        assert grid_rows(right) == expected_rows(right, right_truth[3])
         await pilot.press("tab", "p")
         await settle(pilot)
         assert (left.pager.number, right.pager.number) == (2, 4)
-        advice = str(left.query_one("#advice", Static).render())
+        advice = text_of(left.query_one("#advice", Static))
         assert "`status` is the partition key of GSI `by_status`" in advice
         await pilot.press("escape")
         await settle(pilot)
@@ -100,9 +95,102 @@ async def test_both_sides_page_together_and_apart(client, demo_table) -> None:
         assert app.main_view.pager.number == 1, "the main view kept its own stack"
 
 
-def test_compare_snapshot(snap_compare, client, demo_table) -> None:
-    from test_ui import FixedClock
+def _ratio(line: str) -> float:
+    match = re.search(r"right costs ([0-9.e+-]+)x what left costs", line)
+    assert match, line
+    return float(match.group(1))
 
+
+async def test_different_result_sets_are_named_and_compared_per_match(client, demo_table) -> None:
+    app = make_app(client, LEFT.with_(mode="fill"))
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = await open_compare(pilot, app)
+        await pilot.press("N", "N")
+        await settle(pilot)
+        line = text_of(screen.query_one("#compare-line", Static))
+        assert "Different result sets" in line
+        assert "left reads customer = 'acme' AND status = 'RETURNED'" in line
+        assert "right reads status = 'RETURNED'" in line
+        left = screen.query_one("#left", PagerView).pager.totals
+        right = screen.query_one("#right", PagerView).pager.totals
+        expected = (right.cost.capacity.total / right.count) / (
+            left.cost.capacity.total / left.count
+        )
+        assert "Per matching item" in line
+        assert _ratio(line) == float(f"{expected:.2g}")
+
+
+def _measured(advice: str) -> tuple[float, float, float]:
+    match = re.search(
+        r"it cost ([0-9.e+-]+) RCU per match.*against ([0-9.e+-]+) here: ([0-9.e+-]+)x",
+        advice.replace("\n", " "),
+    )
+    assert match, advice
+    there, here, ratio = (float(g) for g in match.groups())
+    return there, here, ratio
+
+
+async def test_advisor_agrees_with_itself_from_both_sides(client, demo_table) -> None:
+    """Same conditions, two orders: each side quotes the other's measured cost per match,
+    and the two findings and the compare line tell one story."""
+    left_form = QueryForm(
+        partition_value=SMALL,
+        filter="status = :r",
+        values='{":r": "RETURNED"}',
+        page_size="10",
+        mode="fill",
+    )
+    app = make_app(client, left_form)
+    async with app.run_test(size=(220, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        await open_right(
+            pilot,
+            app,
+            "by_status",
+            demo.RARE_STATUS,
+            filter="customer = :c",
+            values=f'{{":c": "{SMALL}"}}',
+        )
+        screen = app.screen
+        for _ in range(40):  # both sides to their end
+            left = screen.query_one("#left", PagerView)
+            right = screen.query_one("#right", PagerView)
+            if not left.pager.can_advance and not right.pager.can_advance:
+                break
+            await pilot.press("N")
+            await settle(pilot)
+        line = text_of(screen.query_one("#compare-line", Static))
+        assert "Same result set" in line and "Different" not in line
+        left_advice = text_of(left.query_one("#advice", Static))
+        right_advice = text_of(right.query_one("#advice", Static))
+        assert "GSI `by_status`" in left_advice
+        assert "the base table" in right_advice
+        there_l, here_l, ratio_l = _measured(left_advice)
+        there_r, here_r, ratio_r = _measured(right_advice)
+        assert (there_l, here_l) == (here_r, there_r), "both quote the same two numbers"
+        assert abs(ratio_l * ratio_r - 1) < 0.1, (ratio_l, ratio_r)
+        assert _ratio(line) == ratio_l or abs(_ratio(line) - ratio_l) / ratio_l < 0.1
+        assert "under 1%" not in left_advice + right_advice
+
+
+async def test_no_match_yet_claims_no_share(client, demo_table) -> None:
+    form = QueryForm(
+        partition_value=demo.BIG_CUSTOMER,
+        filter="status = :r",
+        values='{":r": "NO-SUCH"}',
+        page_size="50",
+    )
+    app = make_app(client, form)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        advice = text_of(app.main_view.query_one("#advice", Static))
+        assert "no match among the 50 items read here yet" in advice
+        assert "under 1%" not in advice and "none matched yet" in advice
+
+
+def test_compare_snapshot(snap_compare, client, demo_table) -> None:
     app = DynotuiApp(
         client,
         connection_label="DynamoDB Local (tests)",
@@ -121,14 +209,13 @@ def test_compare_snapshot(snap_compare, client, demo_table) -> None:
 
 async def test_keys_only_index_marks_attributes_not_projected(client, demo_table) -> None:
     form = QueryForm(order="flagged", partition_value="fraud-review", page_size="10")
-    app = DynotuiApp(client, table=demo.TABLE, form=form)
+    app = make_app(client, form)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         view = app.main_view
-        table = view.query_one(DataTable)
-        labels = [str(c.label) for c in table.ordered_columns]
+        labels = grid_labels(view)
         assert labels[:4] == ["flag", "total", "customer", "order_no"]
         assert {"status", "placed_on"} <= set(labels)
         status = labels.index("status")
-        assert all(row[status] == "· not projected" for row in rows(view))
-        assert "projects KEYS_ONLY" in str(view.query_one("#query-line", Static).render())
+        assert all(row[status] == "· not projected" for row in grid_rows(view))
+        assert "projects KEYS_ONLY" in text_of(view.query_one("#query-line", Static))

@@ -8,11 +8,12 @@ import sys
 from typing import Any
 
 import pyperclip
-from textual.widgets import DataTable, Input, Label, Static, TabbedContent
+from textual.widgets import Input, Label, Static, TabbedContent
+from uihelpers import Recorder
 
 from dynotui.core.cursor import CursorSigner
-from dynotui.core.dynamo_json import to_wire
-from dynotui.core.query_form import QueryForm
+from dynotui.dynamodb.dynamo_json import to_wire
+from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
 from dynotui.ui import clipboard
 from dynotui.ui.app import DynotuiApp
@@ -28,16 +29,6 @@ FORM = QueryForm(
     page_size="6",
     mode="fill",
 )
-
-
-class Recorder:
-    """Stands in for a working system clipboard."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def __call__(self, text: str) -> None:
-        self.texts.append(text)
 
 
 def no_system_clipboard(text: str) -> None:
@@ -57,7 +48,7 @@ async def test_copy_routes_system_then_terminal(client, demo_table) -> None:
     app = make_app(client, recorder)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
-        app.query_one("#results", DataTable).focus()
+        app.main_view.grid.focus()
         await pilot.press("down", "y")
         await settle(pilot)
         item = app.pager.current.items[1]
@@ -68,8 +59,15 @@ async def test_copy_routes_system_then_terminal(client, demo_table) -> None:
         await pilot.press("a")
         lines = [json.loads(line) for line in recorder.texts[-1].splitlines()]
         assert lines == [to_wire(i) for i in app.pager.current.items]
+        copied = len(recorder.texts)
         await pilot.press("x")
-        assert recorder.texts[-1] == "null"  # page 1 opens at the start of the result
+        assert len(recorder.texts) == copied, "page 1 has no start key: nothing is copied"
+        assert "Page 1 has no start key" in last_message(app)
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("x")
+        assert json.loads(recorder.texts[-1]) == to_wire(app.pager.current.start_key)
+        assert "start key of page 2" in last_message(app)
 
     app = make_app(client, no_system_clipboard)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -94,7 +92,7 @@ async def test_next_token_pasted_in_a_new_session_lands_on_that_page(client, dem
         await pilot.press("n")
         await settle(pilot)
         page3 = first.pager.current.items
-    assert first.pager.current.number == 3
+    assert first.pager.number == 3
 
     second = make_app(client, Recorder())  # quit, reopen the same query
     async with second.run_test(size=(160, 50)) as pilot:
@@ -113,7 +111,7 @@ async def test_next_token_pasted_in_a_new_session_lands_on_that_page(client, dem
         await pilot.press("enter")
         await settle(pilot)
         assert second.pager.number == 1 and not second.pager.has_prev
-        assert second.pager.current.items == page3
+        assert list(second.pager.current.items) == list(page3)
 
 
 async def test_a_cursor_of_another_query_is_refused(client, demo_table) -> None:

@@ -1,17 +1,21 @@
-"""``dynotui cursor``: decode a token, or verify it for a query, with no AWS call."""
+"""``dynotui cursor``: decode a token, or verify it for a query, with no database call."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from datetime import datetime, timezone
 from typing import Any
 
+from dynotui.cli.options import HelpFormatter
+from dynotui.cli.output import write_line
 from dynotui.cli.pages_cmd import add_query_options, spec_from_args
-from dynotui.core.cursor import DEFAULT_MAX_AGE, decode
+from dynotui.core.cursor import DEFAULT_MAX_AGE, check_max_age, decode
 from dynotui.core.cursor_secret import default_signer
-from dynotui.core.dynamo_json import to_wire
+from dynotui.dynamodb.dynamo_json import to_wire
+from dynotui.dynamodb.source import start_key_from_json
 
 
 def register(sub: Any) -> None:
@@ -30,6 +34,7 @@ def register(sub: Any) -> None:
     decoder.set_defaults(run=run_decode)
     verifier = tools.add_parser(
         "verify",
+        formatter_class=HelpFormatter,
         help="check a token against a query's scope: exit 0 if valid, 2 with the reason if not",
     )
     verifier.add_argument("token")
@@ -39,7 +44,7 @@ def register(sub: Any) -> None:
         type=float,
         default=DEFAULT_MAX_AGE,
         metavar="SECONDS",
-        help="default 900",
+        help="tokens older than this are refused (1 to 604800)",
     )
     verifier.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     verifier.set_defaults(run=run_verify)
@@ -53,19 +58,23 @@ def run_decode(args: argparse.Namespace) -> int:
             {
                 "verified": False,
                 "version": cursor.version,
-                "start_key": to_wire(cursor.start_key),
+                "start_key": cursor.key,
                 "issued_at": issued.isoformat(timespec="seconds"),
                 "age_seconds": round(time.time() - cursor.issued_at),
                 "scope_tag": cursor.scope_tag,
             },
             indent=2,
+            ensure_ascii=True,
         )
     )
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    max_age = check_max_age(args.cursor_max_age)
     spec = spec_from_args(args)
-    start_key = default_signer(max_age=args.cursor_max_age).verify(args.token, spec.scope())
-    print(json.dumps({"valid": True, "start_key": to_wire(start_key)}))
+    spec.check_options()
+    raw = default_signer(max_age=max_age).verify(args.token, spec.scope())
+    start_key = start_key_from_json(raw, None, spec.index)
+    write_line(sys.stdout, {"valid": True, "start_key": to_wire(start_key)})
     return 0

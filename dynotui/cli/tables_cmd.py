@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dynotui.cli.options import add_connection_options, connection_options
-from dynotui.core.connection import make_client
-from dynotui.core.schema import describe_table, list_tables, summary
+from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
+from dynotui.core.text import visible
+from dynotui.dynamodb.connection import make_client
+from dynotui.dynamodb.schema import describe_table, list_tables, summary
 
 
 def register(sub: Any) -> None:
     parser = sub.add_parser(
         "tables",
         help="list the tables, or a table's key schema and sort orders (base, LSIs, GSIs)",
+        formatter_class=HelpFormatter,
         description="List every table (ListTables followed to the end), or describe one.",
     )
     parser.add_argument("--table-name", help="describe this table's sort orders")
@@ -24,8 +26,9 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     client = make_client(connection_options(args))
     if args.table_name:
-        print(summary(describe_table(client, args.table_name)))
+        for line in summary(describe_table(client, args.table_name)).splitlines():
+            print(visible(line), flush=True)
     else:
         for name in list_tables(client):
-            print(name)
+            print(visible(name), flush=True)
     return 0

@@ -1,4 +1,5 @@
-"""Open the TUI: ``dynotui [--table-name T [--index-name I]]`` and the demo's last step."""
+"""Open the TUI: ``dynotui [--table-name T [--index-name I] [key flags]]`` and the demo's
+last step. With a table and a partition key value (or --scan) it opens on page 1."""
 
 from __future__ import annotations
 
@@ -6,24 +7,59 @@ import argparse
 from typing import Any
 
 from dynotui.cli.options import connection_options
-from dynotui.core.connection import ConnectionOptions, describe, make_client
-from dynotui.core.query_form import QueryForm
+from dynotui.dynamodb.connection import ConnectionOptions, describe, make_client
+from dynotui.dynamodb.query_form import QueryForm
 
 
 def add_open_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--table-name", help="open straight on this table")
-    parser.add_argument("--index-name", help="... in the order of this LSI or GSI")
+    group = parser.add_argument_group("open straight on a query")
+    group.add_argument("--table-name", help="open on this table")
+    group.add_argument("--index-name", help="... in the order of this LSI or GSI")
+    group.add_argument(
+        "--partition-value", metavar="VALUE", help="... its partition key value: page 1 at once"
+    )
+    group.add_argument("--filter-expression", metavar="EXPRESSION")
+    group.add_argument(
+        "--expression-attribute-values",
+        metavar="JSON",
+        help='filter values, plain or DynamoDB JSON: {":r": "RETURNED"}',
+    )
+    group.add_argument("--page-size", metavar="N", default="25")
+    group.add_argument("--mode", choices=("raw", "fill"), default="raw")
+    group.add_argument("--scan", action="store_true", help="a Scan instead of a Query")
 
 
-def open_app(client: Any, options: ConnectionOptions, table: str | None, form: QueryForm) -> int:
+def open_app(
+    client: Any,
+    options: ConnectionOptions,
+    table: str | None,
+    form: QueryForm,
+    open_form: bool | None = None,
+) -> int:
     from dynotui.ui.app import DynotuiApp  # Textual loads only when a terminal UI is wanted
 
-    DynotuiApp(client, connection_label=describe(client, options), table=table, form=form).run()
-    return 0
+    app = DynotuiApp(
+        client,
+        connection_label=describe(client, options),
+        options=options,
+        table=table,
+        form=form,
+        open_form=open_form,
+    )
+    app.run()
+    return app.return_code or 0
 
 
 def run(args: argparse.Namespace) -> int:
     options = connection_options(args)
     client = make_client(options)
-    form = QueryForm(order=args.index_name or "table")
+    form = QueryForm(
+        order=args.index_name or "table",
+        partition_value=args.partition_value or "",
+        filter=args.filter_expression or "",
+        values=args.expression_attribute_values or "",
+        page_size=str(args.page_size),
+        mode=args.mode,
+        scan=args.scan,
+    )
     return open_app(client, options, args.table_name, form)

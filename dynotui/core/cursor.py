@@ -1,38 +1,40 @@
 """Signed cursor tokens: ``payload.mac``, bound to one query's scope.
 
-The payload is base64url JSON ``{"v": 1, "k": start key, "t": issued at, "s": scope
-tag}``; the MAC is HMAC-SHA256 over a domain tag, the scope and the payload. Signing
-gives **integrity, not secrecy**: anyone holding a token can read its start key
-(which on a GSI includes the table's key attributes). Do not put a token where the
-key values themselves must stay hidden.
+The payload is base64url JSON ``{"v": version, "k": boundary, "t": issued at, "s":
+scope tag}``; the MAC is HMAC-SHA256 over a domain tag, the scope and the payload.
+Signing gives **integrity, not secrecy**: anyone holding a token can read its
+boundary (on a DynamoDB GSI that includes the table's key attributes). Do not put a
+token where the key values themselves must stay hidden.
 
-Tokens are untrusted input. Decoding accepts only what DynamoDB accepts as a start
-key (a few S, N or B attributes); anything else is a ``CursorError``.
+Tokens are untrusted input with exactly one spelling: both parts are canonical
+base64url (no padding, no stray bits), and only ASCII whitespace around the token is
+ignored. What the boundary may hold is the source's to check (``key_from_json``).
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import hmac
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from dynotui.core.dynamo_json import Item, to_wire
 from dynotui.core.errors import InputError
 
-VERSION = 1
+VERSION = 2  # 2: scopes are canonical expression trees
 DEFAULT_MAX_AGE = 15 * 60
+MAX_AGE_LIMIT = 7 * 24 * 3600  # a week: a token is a place in a result, not a credential
 CLOCK_SKEW = 60  # seconds a token's issue time may lie in the future
 MAX_TOKEN_LENGTH = 8192
-MAX_KEY_ATTRIBUTES = 4  # table partition + sort key, index partition + sort key
+LATEST_ISSUE_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second datetime holds
 _MAC_BYTES = hashlib.sha256().digest_size
 _DOMAIN = b"dynotui-cursor"
+_ASCII_SPACE = " \t\n\r\x0b\x0c"
+_B64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
 class CursorError(InputError):
@@ -46,7 +48,7 @@ class CursorError(InputError):
 @dataclass(frozen=True)
 class Cursor:
     version: int
-    start_key: Item  # low-level shape: B values are bytes
+    key: Any  # the boundary as JSON, as the source wrote it
     issued_at: int
     scope_tag: str
 
@@ -59,17 +61,41 @@ def scope_tag(scope: str) -> str:
     return hashlib.sha256(scope.encode()).hexdigest()[:16]
 
 
+def check_max_age(seconds: float) -> float:
+    """A finite expiry from 1 s to a week: nan, inf, 0 and negatives would disable it."""
+    if not isinstance(seconds, int | float) or not math.isfinite(seconds):
+        raise InputError(f"the cursor max age must be a finite number of seconds, got {seconds}")
+    if not 1 <= seconds <= MAX_AGE_LIMIT:
+        raise InputError(
+            f"the cursor max age must be 1 to {MAX_AGE_LIMIT:,} seconds (a week), got {seconds:g}"
+        )
+    return float(seconds)
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``15 min``, ``3.5 h``: seconds below a minute, so nothing reads "0 min"."""
+    seconds = abs(seconds)
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 86_400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86_400:.1f} days"
+
+
 def _b64encode(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
 def _b64decode(text: str) -> bytes:
-    if not text or any(c not in _B64_ALPHABET for c in text) or len(text) % 4 == 1:
+    """Canonical base64url only: the alphabet, no padding, unused low bits zero."""
+    if not text or not _B64_ALPHABET.issuperset(text) or len(text) % 4 == 1:
         raise ValueError("not base64url")
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-_B64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64encode(data) != text:
+        raise ValueError("not canonical base64url")
+    return data
 
 
 def _mac(secret: bytes, scope: str, payload: str) -> bytes:
@@ -90,49 +116,23 @@ def _malformed(detail: str) -> CursorError:
     return CursorError("malformed", f"the cursor token is malformed ({detail}); copy it again")
 
 
-def _key_from_payload(raw: Any) -> Item:
-    if not isinstance(raw, dict) or not 1 <= len(raw) <= MAX_KEY_ATTRIBUTES:
-        raise _malformed("start key must be an object of 1 to 4 attributes")
-    key: Item = {}
-    for name, value in raw.items():
-        if not isinstance(name, str) or not name or len(name) > 255:
-            raise _malformed("bad attribute name")
-        if not isinstance(value, dict) or len(value) != 1:
-            raise _malformed(f"attribute {name!r} is not one typed value")
-        ((kind, inner),) = value.items()
-        if not isinstance(inner, str):
-            raise _malformed(f"attribute {name!r} is not a string-encoded value")
-        if kind == "S":
-            if not inner:
-                raise _malformed(f"attribute {name!r} is an empty string")
-            key[name] = {"S": inner}
-        elif kind == "N":
-            try:
-                if not Decimal(inner).is_finite():
-                    raise InvalidOperation
-            except (InvalidOperation, ValueError):
-                raise _malformed(f"attribute {name!r} is not a number") from None
-            key[name] = {"N": inner}
-        elif kind == "B":
-            try:
-                key[name] = {"B": base64.b64decode(inner, validate=True)}
-            except (binascii.Error, ValueError):
-                raise _malformed(f"attribute {name!r} is not base64") from None
-        else:
-            raise _malformed(f"attribute {name!r} has type {kind!r}; keys are S, N or B")
-    return key
-
-
-def decode(token: Any) -> Cursor:
-    """The token's payload, **unverified**: for display only, never for paging."""
+def _parts(token: Any) -> tuple[str, str]:
     if not isinstance(token, str):
         raise _malformed("not text")
-    token = token.strip()
+    token = token.strip(_ASCII_SPACE)
+    if not token:
+        raise _malformed("it is empty")
     if len(token) > MAX_TOKEN_LENGTH:
         raise _malformed("too long")
     payload_text, dot, mac_text = token.partition(".")
     if not dot or not payload_text or not mac_text or "." in mac_text:
         raise _malformed("expected PAYLOAD.SIGNATURE")
+    return payload_text, mac_text
+
+
+def decode(token: Any) -> Cursor:
+    """The token's payload, **unverified**: for display only, never for paging."""
+    payload_text, _ = _parts(token)
     try:
         data = json.loads(_b64decode(payload_text))
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -141,15 +141,23 @@ def decode(token: Any) -> Cursor:
         raise _malformed("unexpected payload fields")
     if data["v"] != VERSION or isinstance(data["v"], bool):
         raise CursorError(
-            "malformed", f"cursor format version {data['v']!r} is not supported (this is {VERSION})"
+            "malformed",
+            f"cursor format version {data['v']!r} is not supported (this is {VERSION}); "
+            "page to that point again to get a current one",
         )
     issued = data["t"]
-    if not isinstance(issued, int) or isinstance(issued, bool) or issued < 0:
+    if (
+        not isinstance(issued, int)
+        or isinstance(issued, bool)
+        or not 0 <= issued <= LATEST_ISSUE_TIME
+    ):
         raise _malformed("bad issue time")
     tag = data["s"]
     if not isinstance(tag, str) or len(tag) != 16:
         raise _malformed("bad scope tag")
-    return Cursor(VERSION, _key_from_payload(data["k"]), issued, tag)
+    if data["k"] is None:
+        raise _malformed("no boundary")
+    return Cursor(VERSION, data["k"], issued, tag)
 
 
 class CursorSigner:
@@ -165,24 +173,24 @@ class CursorSigner:
     ) -> None:
         if len(secret) < 16:
             raise ValueError("cursor secret must be at least 16 bytes")
+        if previous is not None and len(previous) < 16:
+            raise ValueError("the previous cursor secret must be at least 16 bytes")
         self._secrets = [secret] + ([previous] if previous else [])
-        self.max_age = max_age
+        self.max_age = check_max_age(max_age)
         self.clock = clock
 
-    def sign(self, start_key: Item, scope: str) -> str:
-        payload = {
-            "v": VERSION,
-            "k": to_wire(start_key),
-            "t": int(self.clock()),
-            "s": scope_tag(scope),
-        }
-        text = _b64encode(json.dumps(payload, separators=(",", ":"), sort_keys=True).encode())
+    def sign(self, key: Any, scope: str) -> str:
+        """A token for boundary ``key`` (as JSON) of the query with this scope."""
+        payload = {"v": VERSION, "k": key, "t": int(self.clock()), "s": scope_tag(scope)}
+        text = _b64encode(
+            json.dumps(payload, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode()
+        )
         return f"{text}.{_b64encode(_mac(self._secrets[0], scope, text))}"
 
-    def verify(self, token: Any, scope: str) -> Item:
-        """The start key of a token issued for ``scope``, or a CursorError saying why not."""
+    def verify(self, token: Any, scope: str) -> Any:
+        """The boundary (as JSON) of a token issued for ``scope``, or a CursorError."""
         cursor = decode(token)
-        payload_text, _, mac_text = token.strip().partition(".")
+        payload_text, mac_text = _parts(token)
         try:
             given = _b64decode(mac_text)
         except ValueError:
@@ -196,7 +204,7 @@ class CursorSigner:
             if cursor.scope_tag != scope_tag(scope):
                 raise CursorError(
                     "scope",
-                    "this cursor belongs to another query (table, index, key condition, filter "
+                    "this cursor belongs to another query (table, order, key condition, filter "
                     "or direction differ); run that query, or start this one from page 1",
                 )
             raise CursorError(
@@ -210,7 +218,7 @@ class CursorSigner:
         if age > self.max_age:
             raise CursorError(
                 "expired",
-                f"the cursor expired: issued {age / 60:.0f} min ago, valid for "
-                f"{self.max_age / 60:.0f} min; page to that point again to get a fresh one",
+                f"the cursor expired: issued {duration(age)} ago, valid for "
+                f"{duration(self.max_age)}; page to that point again to get a fresh one",
             )
-        return cursor.start_key
+        return cursor.key

@@ -1,10 +1,18 @@
-"""Where cursor secrets come from: the environment, else a per-user file made once."""
+"""Where cursor secrets come from: the environment, else a per-user file made once.
+
+The file is created atomically (written under a temporary name with mode 0600, then
+linked into place), so two first runs at once agree on one secret. It is read, and
+its problems reported, only when a cursor is signed or verified.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import secrets
-from collections.abc import Mapping
+import stat
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import platformdirs
@@ -15,23 +23,74 @@ from dynotui.core.errors import InputError
 ENV_SECRET = "DYNOTUI_CURSOR_SECRET"
 ENV_PREVIOUS = "DYNOTUI_CURSOR_SECRET_PREVIOUS"
 FILE_NAME = "cursor-secret"
+MIN_LENGTH = 16
 
 
 def secret_file(config_dir: Path | None = None) -> Path:
     return (config_dir or Path(platformdirs.user_config_dir("dynotui"))) / FILE_NAME
 
 
-def _file_secret(path: Path) -> bytes:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _create(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    temporary = path.with_name(f".{FILE_NAME}.{os.getpid()}.{secrets.token_hex(6)}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        # O_EXCL: two first runs at once must not each write a different secret.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        pass
-    else:
         with os.fdopen(fd, "w") as out:
             out.write(secrets.token_hex(32) + "\n")
-    return path.read_text().strip().encode()
+            out.flush()
+            os.fsync(out.fileno())
+        # link() never replaces: the first of several racing runs wins, the rest read its file.
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+
+
+def _problem(path: Path, what: str, fix: str) -> InputError:
+    return InputError(f"the cursor secret file {path} {what}: {fix}, or set {ENV_SECRET}")
+
+
+def _read(path: Path) -> bytes:
+    remove = "delete it and dynotui makes a new one (tokens signed with it stop verifying)"
+    try:
+        info = path.lstat()
+    except PermissionError:
+        raise _problem(path, "cannot be reached", "check the permissions of its folder") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise _problem(path, "is a directory", f"remove it ({remove})")
+    if not stat.S_ISREG(info.st_mode):
+        raise _problem(path, "is not a regular file", remove)
+    if info.st_mode & 0o077:
+        raise _problem(
+            path,
+            f"can be read or written by others (mode {stat.S_IMODE(info.st_mode):04o})",
+            f"run 'chmod 600 {path}'",
+        )
+    try:
+        data = path.read_bytes()
+    except PermissionError:
+        raise _problem(path, "cannot be read", "check that it is yours and readable") from None
+    try:
+        text = data.decode("ascii").strip()
+    except UnicodeDecodeError:
+        raise _problem(path, "holds binary data", remove) from None
+    if not text:
+        raise _problem(path, "is empty", remove)
+    if not text.isprintable() or len(text) < MIN_LENGTH:
+        raise _problem(
+            path, f"holds {len(text)} characters, fewer than {MIN_LENGTH} printable", remove
+        )
+    return text.encode()
+
+
+def _env_secret(env: Mapping[str, str], name: str) -> bytes | None:
+    value = env.get(name)
+    if not value:
+        return None
+    if len(value.encode()) < MIN_LENGTH:
+        raise InputError(f"{name} must be at least {MIN_LENGTH} characters long")
+    return value.encode()
 
 
 def load_secrets(
@@ -39,13 +98,14 @@ def load_secrets(
 ) -> tuple[bytes, bytes | None]:
     """(current, previous): from DYNOTUI_CURSOR_SECRET[_PREVIOUS], else the user's file."""
     env = os.environ if env is None else env
-    current = env.get(ENV_SECRET)
-    previous = env.get(ENV_PREVIOUS) or None
-    if current:
-        if len(current.encode()) < 16:
-            raise InputError(f"{ENV_SECRET} must be at least 16 characters long")
-        return current.encode(), previous.encode() if previous else None
-    return _file_secret(secret_file(config_dir)), previous.encode() if previous else None
+    previous = _env_secret(env, ENV_PREVIOUS)
+    current = _env_secret(env, ENV_SECRET)
+    if current is not None:
+        return current, previous
+    path = secret_file(config_dir)
+    if not os.path.lexists(path):
+        _create(path)
+    return _read(path), previous
 
 
 def default_signer(
@@ -55,3 +115,8 @@ def default_signer(
 ) -> CursorSigner:
     current, previous = load_secrets(env, config_dir)
     return CursorSigner(current, previous, max_age=max_age)
+
+
+def lazy_signer(max_age: float = DEFAULT_MAX_AGE) -> Callable[[], CursorSigner]:
+    """The signer, made on first use: runs that sign nothing never read the secret."""
+    return functools.cache(lambda: default_signer(max_age))

@@ -1,18 +1,22 @@
-"""What one page is and what it cost: the figures the sidebar and ``dynotui pages`` show."""
+"""What one page is and what it cost, for any source: the figures the sidebar shows.
+
+A ``Page`` holds its items; a ``PageSummary`` is the same page without them, small
+enough to keep one per page for a session of 10,000 pages. The cost is the
+source's own (capacity units on DynamoDB, buffers on PostgreSQL) behind one
+protocol, so the stack, the sidebar and the totals need not know which it is.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
-
-from dynotui.core.dynamo_json import Item
+from typing import Any, Generic, Protocol, TypeVar
 
 
 class HasNext(Enum):
-    YES = "yes"  # the extra match exists (fill mode)
-    NO = "no"  # no LastEvaluatedKey: the data ended
+    YES = "yes"  # the extra match exists
+    NO = "no"  # the data ended
     UNKNOWN = "unknown"  # a key came back, which promises nothing
 
     def as_json(self) -> bool | None:
@@ -20,10 +24,10 @@ class HasNext(Enum):
 
 
 class EndedBy(Enum):
-    END = "end"  # no LastEvaluatedKey
+    END = "end"  # DynamoDB: no LastEvaluatedKey; SQL: fewer rows than asked
     LIMIT = "limit"  # Limit items were evaluated
     SIZE = "size"  # the 1 MB limit cut the call short of Limit
-    PAGE_SIZE = "page_size"  # fill mode: page size + 1 matches collected
+    PAGE_SIZE = "page_size"  # page size + 1 matches collected
     ROUNDS = "rounds"  # fill mode: the round cap stopped it
 
     @property
@@ -37,118 +41,141 @@ class EndedBy(Enum):
         }[self]
 
 
-@dataclass(frozen=True)
-class Capacity:
-    """Read capacity units: the total, the table's share and each index's."""
+class Cost(Protocol):
+    """What reading one page (or a whole session, summed) cost, in the source's terms."""
 
-    total: float = 0.0
-    table: float = 0.0
-    indexes: Mapping[str, float] = field(default_factory=dict)
+    @property
+    def read(self) -> int | None:
+        """Items or rows the database read, and billed or worked for (None: not reported)."""
 
-    @classmethod
-    def from_response(cls, consumed: Mapping[str, Any] | None) -> Capacity:
-        if not consumed:
-            return cls()
-        indexes: dict[str, float] = {}
-        for group in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
-            for name, units in (consumed.get(group) or {}).items():
-                indexes[name] = indexes.get(name, 0.0) + float(units.get("CapacityUnits", 0.0))
-        return cls(
-            total=float(consumed.get("CapacityUnits", 0.0)),
-            table=float((consumed.get("Table") or {}).get("CapacityUnits", 0.0)),
-            indexes=indexes,
-        )
+    @property
+    def matched(self) -> int:
+        """Those that passed the filter."""
 
-    def __add__(self, other: Capacity) -> Capacity:
-        indexes = dict(self.indexes)
-        for name, units in other.indexes.items():
-            indexes[name] = indexes.get(name, 0.0) + units
-        return Capacity(self.total + other.total, self.table + other.table, indexes)
+    @property
+    def requests(self) -> int: ...
 
-    def as_json(self) -> dict[str, Any]:
-        return {"total": self.total, "table": self.table, "indexes": dict(self.indexes)}
+    @property
+    def latency_ms(self) -> float: ...
 
+    @property
+    def retries(self) -> int: ...
 
-@dataclass(frozen=True)
-class Call:
-    """One Query or Scan request and what DynamoDB said about it."""
+    @property
+    def headline(self) -> float | None:
+        """The one number the sparkline plots, in ``unit`` (None: not reported)."""
 
-    limit: int
-    count: int
-    scanned: int
-    capacity: Capacity
-    latency_ms: float
-    last_evaluated_key: Item | None
+    @property
+    def unit(self) -> str: ...
+
+    def fields(self) -> list[tuple[str, str]]:
+        """The source's own lines for the sidebar: (label, value), plain text."""
+
+    def as_json(self) -> dict[str, Any]: ...
+
+    def __add__(self, other: Any) -> Any: ...
 
 
-@dataclass(frozen=True)
-class Page:
+C = TypeVar("C", bound=Cost)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PageSummary(Generic[C]):
+    """One page without its items: what the stack view and the charts need."""
+
     number: int
     mode: str
-    start_key: Item | None
-    items: list[Item]
-    calls: tuple[Call, ...]
-    next_start_key: Item | None
+    start_key: Any  # the boundary that opens the page (None: the start of the result)
+    next_start_key: Any  # the boundary of the next page (None: there is none)
     has_next: HasNext
     ended_by: EndedBy
+    cost: C
+    shown: int
     cached: bool = False
 
     @property
     def count(self) -> int:
-        """Matches DynamoDB returned over all calls (fill mode may hold one more than shown)."""
-        return sum(c.count for c in self.calls)
+        """Matches over all calls (fill mode may hold one more than shown)."""
+        return self.cost.matched
 
     @property
-    def scanned_count(self) -> int:
-        return sum(c.scanned for c in self.calls)
+    def scanned_count(self) -> int | None:
+        return self.cost.read
 
     @property
     def waste(self) -> int:
         """Items read and paid for that the filter discarded."""
-        return self.scanned_count - self.count
+        read = self.cost.read
+        return max(read - self.cost.matched, 0) if read is not None else 0
 
     @property
     def waste_ratio(self) -> float:
-        return self.waste / self.scanned_count if self.scanned_count else 0.0
-
-    @property
-    def capacity(self) -> Capacity:
-        total = Capacity()
-        for call in self.calls:
-            total = total + call.capacity
-        return total
-
-    @property
-    def latency_ms(self) -> float:
-        return sum(c.latency_ms for c in self.calls)
-
-    @property
-    def last_evaluated_key(self) -> Item | None:
-        return self.calls[-1].last_evaluated_key if self.calls else None
+        read = self.cost.read
+        return self.waste / read if read else 0.0
 
     @property
     def empty_with_key(self) -> bool:
         """The page people stop on by mistake: nothing shown, yet more may follow."""
-        return not self.items and self.next_start_key is not None
+        return not self.shown and self.next_start_key is not None
 
 
-@dataclass(frozen=True)
-class Totals:
-    """Everything a session spent, re-reads included: capacity is billed each time."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Page(PageSummary[C]):
+    items: Sequence[Any]
+    # Source facts for ``dynotui pages`` that the summary drops (e.g. the LastEvaluatedKey).
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> PageSummary[C]:
+        return PageSummary(
+            number=self.number,
+            mode=self.mode,
+            start_key=self.start_key,
+            next_start_key=self.next_start_key,
+            has_next=self.has_next,
+            ended_by=self.ended_by,
+            cost=self.cost,
+            shown=self.shown,
+            cached=self.cached,
+        )
+
+    def as_cached(self) -> Page[C]:
+        return replace(self, cached=True)
+
+
+def make_page(items: Sequence[Any], **fields: Any) -> Page[Any]:
+    return Page(items=items, shown=len(items), **fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Totals(Generic[C]):
+    """Everything a session spent, re-reads and abandoned reads included: all are billed."""
 
     pages_read: int = 0
-    calls: int = 0
-    scanned: int = 0
-    count: int = 0
-    capacity: Capacity = field(default_factory=Capacity)
-    latency_ms: float = 0.0
+    cost: C | None = None
+    abandoned: C | None = None  # spent on reads cancelled or superseded before they finished
 
-    def add(self, page: Page) -> Totals:
-        return Totals(
-            pages_read=self.pages_read + 1,
-            calls=self.calls + len(page.calls),
-            scanned=self.scanned + page.scanned_count,
-            count=self.count + page.count,
-            capacity=self.capacity + page.capacity,
-            latency_ms=self.latency_ms + page.latency_ms,
-        )
+    def add(self, cost: C) -> Totals[C]:
+        return Totals(self.pages_read + 1, _plus(self.cost, cost), self.abandoned)
+
+    def add_abandoned(self, cost: C) -> Totals[C]:
+        return Totals(self.pages_read, self.cost, _plus(self.abandoned, cost))
+
+    @property
+    def scanned(self) -> int:
+        return (self.cost.read or 0) if self.cost is not None else 0
+
+    @property
+    def count(self) -> int:
+        return self.cost.matched if self.cost is not None else 0
+
+    @property
+    def calls(self) -> int:
+        return self.cost.requests if self.cost is not None else 0
+
+
+def _plus(total: Any, cost: Any) -> Any:
+    return cost if total is None else total + cost
+
+
+def summaries_of(pages: Sequence[PageSummary[Any]]) -> list[PageSummary[Any]]:
+    return [p.summary() if isinstance(p, Page) else p for p in pages]

@@ -1,28 +1,29 @@
 """The cursor stack: page k is always re-read from the start key stored for it.
 
-Going back never flips ``ScanIndexForward``; it re-reads from a stored start key or
-serves a cached copy (marked as cached). Each move is three steps so that a UI can
-run the I/O in a worker and drop it if cancelled: ``plan`` (no I/O, may refuse),
-``read`` (I/O only, changes nothing), ``accept`` (changes state, no I/O). A failed
-read therefore leaves stack, page number and cache exactly as they were.
+Going back never flips the direction; it re-reads from a stored boundary or serves
+a cached copy (marked as cached). Each move is three steps so that a UI can run the
+I/O in a worker and drop it if cancelled: ``plan`` (no I/O, may refuse), ``read``
+(I/O only, changes nothing), ``accept`` (changes state, no I/O). A failed read
+therefore leaves stack, page number and cache exactly as they were.
+
+Memory stays flat however deep a session goes: one small summary per page, items
+only for the pages in the bounded cache.
 """
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from dynotui.core.dynamo_json import Item
+from dynotui.core.cancel import NEVER, CancelToken
 from dynotui.core.errors import InputError
-from dynotui.core.page import HasNext, Page, Totals
-from dynotui.core.reader import Clock, read_page
-from dynotui.core.schema import TableSchema
-from dynotui.core.spec import QuerySpec
+from dynotui.core.page import HasNext, Page, PageSummary, Totals
+from dynotui.core.source import Source
 
 Target = Literal["next", "prev", "first", "refresh"] | int
-DEFAULT_CACHE_PAGES = 20  # a page is at most 1 MB per call, so this bounds memory
+DEFAULT_CACHE_PAGES = 20  # a DynamoDB page is at most 1 MB per call, so this bounds memory
+SPARK_PAGES = 120  # the sparkline shows capacity of at most this many pages
 
 
 class StalePageError(RuntimeError):
@@ -32,32 +33,26 @@ class StalePageError(RuntimeError):
 @dataclass(frozen=True)
 class Move:
     number: int
-    start_key: Item | None
-    cached: Page | None = None
+    start_key: Any
+    cached: Page[Any] | None = None
 
 
 class Pager:
     def __init__(
         self,
-        client: Any,
-        spec: QuerySpec,
-        schema: TableSchema,
+        source: Source,
         *,
-        start_key: Item | None = None,
+        start_key: Any = None,
         cache_pages: int = DEFAULT_CACHE_PAGES,
-        clock: Clock = time.perf_counter,
     ) -> None:
-        spec.validate(schema)  # refuse bad input before any call
-        self.clock = clock
-        self.client = client
-        self.spec = spec
-        self.schema = schema
+        self.source = source
         self.cache_pages = cache_pages
-        self._starts: list[Item | None] = [start_key]
-        self._cache: OrderedDict[int, Page] = OrderedDict()
-        self._fresh: dict[int, Page] = {}  # latest fresh read of each page, for the charts
-        self.current: Page | None = None
-        self.totals = Totals()
+        self._starts: list[Any] = [start_key]
+        self._cache: OrderedDict[int, Page[Any]] = OrderedDict()
+        self._summaries: dict[int, PageSummary[Any]] = {}  # the latest fresh read of each
+        self.current: Page[Any] | None = None
+        self.totals: Totals[Any] = Totals()
+        self.advisor = source.advisor()
 
     # -- state -------------------------------------------------------------------------
 
@@ -78,19 +73,37 @@ class Pager:
         return self.current is None or self.current.next_start_key is not None
 
     @property
-    def stack(self) -> list[tuple[int, Item | None]]:
-        """Every known page boundary: (page number, start key that opens it)."""
-        return [(number, key) for number, key in enumerate(self._starts, start=1)]
+    def known_pages(self) -> int:
+        """Pages whose start key is known: those read, and the next one."""
+        return len(self._starts)
 
-    def start_key_of(self, number: int) -> Item | None:
+    @property
+    def stack(self) -> list[tuple[int, Any]]:
+        """Every known page boundary: (page number, start key that opens it)."""
+        return list(enumerate(self._starts, start=1))
+
+    def start_key_of(self, number: int) -> Any:
         return self._starts[number - 1]
 
     def cached_numbers(self) -> list[int]:
         return sorted(self._cache)
 
-    def series(self) -> list[Page]:
-        """The latest fresh read of each page, in page order: the sidebar's charts."""
-        return [self._fresh[n] for n in sorted(self._fresh)]
+    def summary_of(self, number: int) -> PageSummary[Any] | None:
+        """The latest fresh read of page ``number``, without its items."""
+        return self._summaries.get(number)
+
+    def series(self, last: int = SPARK_PAGES) -> list[PageSummary[Any]]:
+        """The latest fresh read of up to ``last`` pages ending at the current one."""
+        end = max(self.number, 1)
+        return [
+            self._summaries[n]
+            for n in range(max(1, end - last + 1), end + 1)
+            if n in self._summaries
+        ]
+
+    def selectivity(self) -> float | None:
+        read = self.totals.scanned
+        return self.totals.count / read if read else None
 
     # -- moves -------------------------------------------------------------------------
 
@@ -100,7 +113,7 @@ class Pager:
             if self.current is None:
                 number = 1
             elif self.current.next_start_key is None:
-                raise InputError("this is the last page: DynamoDB returned no LastEvaluatedKey")
+                raise InputError("this is the last page: the data ends here")
             else:
                 number = self.current.number + 1
         elif target == "prev":
@@ -120,28 +133,17 @@ class Pager:
         else:
             raise ValueError(f"unknown move {target!r}")
         cached = None if fresh else self._cache.get(number)
-        return Move(
-            number, self._starts[number - 1], replace(cached, cached=True) if cached else None
-        )
+        return Move(number, self._starts[number - 1], cached.as_cached() if cached else None)
 
-    def selectivity(self) -> float | None:
-        return self.totals.count / self.totals.scanned if self.totals.scanned else None
-
-    def read(self, move: Move) -> Page:
+    def read(self, move: Move, cancel: CancelToken = NEVER) -> Page[Any]:
         """The page ``move`` leads to: from the cache, or read from its start key."""
         if move.cached is not None:
             return move.cached
-        return read_page(
-            self.client,
-            self.spec,
-            self.schema,
-            move.start_key,
-            move.number,
-            selectivity=self.selectivity(),
-            clock=self.clock,
+        return self.source.read_page(
+            move.start_key, move.number, selectivity=self.selectivity(), cancel=cancel
         )
 
-    def accept(self, page: Page) -> Page:
+    def accept(self, page: Page[Any]) -> Page[Any]:
         """Make ``page`` the current one and record its boundary, cost and copy."""
         k = page.number
         if k > len(self._starts) or self._starts[k - 1] != page.start_key:
@@ -153,13 +155,14 @@ class Pager:
                 del self._starts[k:]
                 for number in [n for n in self._cache if n > k]:
                     del self._cache[number]
-                for number in [n for n in self._fresh if n > k]:
-                    del self._fresh[number]
+                for number in [n for n in self._summaries if n > k]:
+                    del self._summaries[number]
             if len(self._starts) == k and following is not None:
                 self._starts.append(following)
             self._cache[k] = page
-            self.totals = self.totals.add(page)
-            self._fresh[k] = page
+            self._summaries[k] = page.summary()
+            self.totals = self.totals.add(page.cost)
+            self.advisor.add(page)
         if k in self._cache:
             self._cache.move_to_end(k)
         while len(self._cache) > self.cache_pages:
@@ -167,20 +170,25 @@ class Pager:
         self.current = page
         return page
 
-    def go(self, target: Target, *, fresh: bool = False) -> Page:
+    def abandon(self, cost: Any) -> None:
+        """Count what a cancelled or superseded read spent: it is billed all the same."""
+        if cost is not None:
+            self.totals = self.totals.add_abandoned(cost)
+
+    def go(self, target: Target, *, fresh: bool = False) -> Page[Any]:
         return self.accept(self.read(self.plan(target, fresh=fresh)))
 
-    def next(self) -> Page:
+    def next(self) -> Page[Any]:
         return self.go("next")
 
-    def prev(self) -> Page:
+    def prev(self) -> Page[Any]:
         return self.go("prev")
 
-    def first(self) -> Page:
+    def first(self) -> Page[Any]:
         return self.go("first")
 
-    def refresh(self) -> Page:
+    def refresh(self) -> Page[Any]:
         return self.go("refresh")
 
-    def goto(self, number: int) -> Page:
+    def goto(self, number: int) -> Page[Any]:
         return self.go(number)

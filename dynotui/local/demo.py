@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
@@ -25,6 +25,8 @@ from typing import Any
 from dynotui.local.tables import Index, create_table, table_definition, write_items
 
 TABLE = "dynotui-demo-orders"
+# Change when demo_items or TABLE_DEFINITION change: it names the cached, seeded database.
+DATA_VERSION = "1"
 BIG_CUSTOMER = "acme"
 BIG_ORDERS = 6_000
 ARCHIVE_CUSTOMER = "archive"
@@ -108,9 +110,11 @@ def demo_items(seed: int = 7) -> Iterator[dict]:
             yield _order(rng, f"c{index:03d}", number, big_attachment=False)
 
 
-def seed_demo(client: Any, seed: int = 7) -> SeedReport:
+def seed_demo(
+    client: Any, seed: int = 7, progress: Callable[[int, int], None] | None = None
+) -> SeedReport:
     """Create and fill the demo table on a local endpoint (left as is if it exists)."""
     began = time.perf_counter()
     created = create_table(client, TABLE_DEFINITION)
-    count = write_items(client, TABLE, list(demo_items(seed))) if created else 0
+    count = write_items(client, TABLE, list(demo_items(seed)), progress=progress) if created else 0
     return SeedReport(TABLE, count, time.perf_counter() - began, created)

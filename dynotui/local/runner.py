@@ -1,4 +1,7 @@
-"""Run DynamoDB Local in memory as a child JVM that never outlives this process.
+"""Run DynamoDB Local as a child JVM that never outlives this process.
+
+In memory by default; or on a private copy of a database file (the demo's seeded
+table), so the original stays pristine and every run starts from the same data.
 
 Three guards keep the JVM from leaking: the context manager (normal exit, Ctrl-C,
 exceptions), an ``atexit`` hook (a forgotten ``stop``), and on Linux the kernel's
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import shutil
 import signal
 import socket
 import subprocess
@@ -33,6 +37,8 @@ LOCAL_CREDENTIALS = {
     "aws_secret_access_key": "dynotui",
     "region_name": "us-east-1",
 }
+
+DB_FILE_NAME = "shared-local-instance.db"  # what -sharedDb -dbPath DIR reads and writes
 
 _running: weakref.WeakSet[DynamoDBLocal] = weakref.WeakSet()
 
@@ -69,7 +75,14 @@ class DynamoDBLocal:
         home: Path | None = None,
         java: str | None = None,
         startup_timeout: float = 60.0,
+        db_file: Path | None = None,
+        db_dir: Path | None = None,
     ) -> None:
+        """``db_file``: run on a private copy of this database file; ``db_dir``: run on
+        the database in this folder itself (to build one); neither: in memory."""
+        self.db_file = db_file
+        self.db_dir = db_dir
+        self._db_dir: Path | None = None
         self.port = port
         self.home = home
         self.java = java
@@ -105,13 +118,21 @@ class DynamoDBLocal:
             )
         self.port = self.port or free_port()
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the JVM
+        storage = ["-inMemory"]
+        if self.db_file is not None:
+            self._db_dir = Path(tempfile.mkdtemp(prefix="dynotui-dynamodb-"))
+            shutil.copyfile(self.db_file, self._db_dir / DB_FILE_NAME)
+            storage = ["-dbPath", str(self._db_dir)]
+        elif self.db_dir is not None:
+            storage = ["-dbPath", str(self.db_dir)]
         cmd = [
             java,
             f"-Djava.library.path={home / LIB}",
             "-jar",
             str(home / JAR),
-            "-inMemory",
+            *storage,
             "-sharedDb",
+            "-disableTelemetry",
             "-port",
             str(self.port),
         ]
@@ -138,6 +159,17 @@ class DynamoDBLocal:
             raise
         self.startup_seconds = time.perf_counter() - began
         return self
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def exit_code(self) -> int | None:
+        return self._process.poll() if self._process is not None else None
+
+    def log_tail(self) -> str:
+        return self._log_tail()
 
     def wait_ready(self, timeout: float) -> None:
         """Block until ListTables answers, the JVM dies, or ``timeout`` passes."""
@@ -173,6 +205,9 @@ class DynamoDBLocal:
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self._db_dir is not None:
+            shutil.rmtree(self._db_dir, ignore_errors=True)
+            self._db_dir = None
         _running.discard(self)
 
     def _log_tail(self) -> str:

@@ -5,19 +5,22 @@ The pager never writes; everything here refuses any endpoint not on this machine
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from boto3.dynamodb.types import TypeSerializer
 
-from dynotui.core.connection import is_loopback_url
+from dynotui.core.errors import InputError
+from dynotui.dynamodb.connection import is_loopback_url
 
 Key = tuple[str, str]  # (attribute name, S | N | B)
 
 
-class NotLocalError(ValueError):
+class NotLocalError(InputError):
     """A write was asked of an endpoint that is not on this machine."""
 
 
@@ -101,8 +104,15 @@ def create_table(client: Any, definition: dict[str, Any]) -> bool:
     return True
 
 
-def write_items(client: Any, table: str, items: list[dict], workers: int = 4) -> int:
-    """BatchWriteItem in batches of 25, retrying unprocessed items with backoff."""
+def write_items(
+    client: Any,
+    table: str,
+    items: list[dict],
+    workers: int = 4,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """BatchWriteItem in batches of 25, retrying unprocessed items with backoff;
+    ``progress(written, total)`` after each batch."""
     require_local(client)
     serializer = TypeSerializer()
     requests = [
@@ -110,6 +120,8 @@ def write_items(client: Any, table: str, items: list[dict], workers: int = 4) ->
         for item in items
     ]
     batches = [requests[i : i + 25] for i in range(0, len(requests), 25)]
+    written = [0]
+    lock = threading.Lock()
 
     def send(batch: list[dict]) -> int:
         pending = {table: batch}
@@ -117,6 +129,10 @@ def write_items(client: Any, table: str, items: list[dict], workers: int = 4) ->
             response = client.batch_write_item(RequestItems=pending)
             pending = response.get("UnprocessedItems") or {}
             if not pending:
+                if progress is not None:
+                    with lock:
+                        written[0] += len(batch)
+                        progress(written[0], len(requests))
                 return len(batch)
             time.sleep(min(2.0, 0.05 * 2**attempt))
         raise RuntimeError(f"{len(pending[table])} items stayed unprocessed after 10 attempts")

@@ -1,7 +1,7 @@
 """The dynotui app: one PagerView on the main screen, two on the compare screen.
 
-Keys act on the active view; the app holds the connection, the clipboard and the
-cursor secret, and no paging logic.
+Keys act on the active view; the app holds the session (connection, measurements),
+the clipboard and the cursor secret, and no paging logic.
 """
 
 from __future__ import annotations
@@ -11,48 +11,90 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import pyperclip
-from textual import work
+from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.events import Resize
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.errors import DynotuiError
-from dynotui.core.pager import Pager
-from dynotui.core.query_form import QueryForm
-from dynotui.core.schema import list_tables
-from dynotui.core.spec import QuerySpec
+from dynotui.dynamodb.connection import ConnectionOptions, describe, make_client
+from dynotui.dynamodb.query_form import QueryForm
+from dynotui.dynamodb.schema import list_tables
+from dynotui.ui import view_queries
+from dynotui.ui.background import run_in_background
+from dynotui.ui.columns_screen import ColumnChoice, ColumnsScreen
 from dynotui.ui.compare_screen import CompareScreen
+from dynotui.ui.connection_screen import ConnectionScreen
+from dynotui.ui.help_screen import HelpScreen
 from dynotui.ui.pager_view import PagerView
 from dynotui.ui.picker_screen import PickerScreen
+from dynotui.ui.safe import notify
+from dynotui.ui.session import Session
 from dynotui.ui.share import ShareActions
+from dynotui.ui.stack_screen import StackScreen
 
-# key, action, title, help, shown in the footer; the help panel and the command
-# palette list them all.
+NARROW = 120  # below this many columns the sidebar becomes a one-line cost strip
+
+# key, action, title, help, shown in the footer; the help screen and the command
+# palette list them all. Help comes first so that a narrow footer still shows it.
 ACTIONS = [
-    ("n,right", "next", "Next", "Read the next page from the start key stored for it", True),
-    ("p,left", "prev", "Prev", "Previous page: cached, or re-read from its start key", True),
-    ("g,home", "first", "First", "Go to page 1", True),
-    ("r", "refresh", "Refresh", "Re-read the current page", True),
-    ("m", "toggle_mode", "Raw/Fill", "Toggle raw and fill mode (a new cursor stack)", True),
-    ("o", "choose_order", "Order", "Choose a sort order: base table, LSI or GSI", True),
+    ("question_mark", "help", "Help", "Every key, and what it does", True),
+    (
+        "n,right_square_bracket",
+        "next",
+        "Next",
+        "Read the next page from its stored start key",
+        True,
+    ),
+    (
+        "p,left_square_bracket",
+        "prev",
+        "Prev",
+        "Previous page: cached, or re-read from its start key",
+        True,
+    ),
+    ("g", "first", "First", "Go to page 1", False),
+    ("r", "refresh", "Refresh", "Re-read the current page", False),
+    ("R", "retry", "Retry", "Retry the move that failed", False),
+    ("escape", "cancel", "Cancel", "Stop the read in flight and forget held n presses", False),
     ("e", "edit_query", "Query", "Edit the query: keys, filter, projection, page size", True),
-    ("s", "show_stack", "Stack", "The cursor stack: jump to any page reached", True),
+    ("o", "choose_order", "Order", "Choose a sort order: base table, LSI or GSI", True),
+    ("m", "toggle_mode", "Raw/Fill", "Toggle raw and fill mode (a new cursor stack)", False),
+    ("d", "flip_direction", "Direction", "Flip the direction (a new stack from the start)", False),
+    ("s", "show_stack", "Stack", "The cursor stack and what each page cost; Enter jumps", True),
+    ("w", "compare", "Compare", "Compare two sort orders side by side", True),
     ("t", "choose_table", "Tables", "Choose another table", False),
+    ("f", "choose_columns", "Columns", "Show, hide and reorder the grid's columns", False),
+    ("b", "toggle_sidebar", "Sidebar", "Sidebar, or a one-line cost strip", False),
+    ("E", "connection", "Connection", "Change profile, region, endpoint or timeouts", False),
     ("c", "show_code", "Code", "Code that reproduces this page: boto3, AWS CLI, JS", True),
     ("y", "copy_item(False)", "Copy item", "Copy the selected item as plain JSON", False),
     ("Y", "copy_item(True)", "Copy item (DynamoDB JSON)", "Copy the item, lossless", False),
     ("a", "copy_page", "Copy page", "Copy the page as JSON lines (DynamoDB JSON)", False),
-    ("k", "copy_next_token", "Copy next cursor", "Copy a signed cursor of the next page", True),
+    ("k", "copy_next_token", "Copy next cursor", "Copy a signed cursor of the next page", False),
     ("K", "copy_current_token", "Copy this cursor", "Copy a signed cursor of this page", False),
     ("x", "copy_start_key", "Copy start key", "Copy this page's start key (DynamoDB JSON)", False),
-    ("v", "paste_cursor", "Paste cursor", "Open the page a pasted cursor token points at", True),
+    ("v", "paste_cursor", "Paste cursor", "Open the page a pasted cursor token points at", False),
     ("i", "inspect_cursor", "Inspect cursor", "Decode a cursor token and check it", False),
-    ("w", "compare", "Compare", "Compare two sort orders side by side", True),
-    ("question_mark", "help", "Help", "Show or hide the help panel with every key", True),
-    ("q", "quit", "Quit", "Quit dynotui", True),
+    ("q", "quit", "Quit", "Quit dynotui (at once, whatever is in flight)", True),
 ]
+
+
+class TablesListed(Message):
+    def __init__(self, result: Any) -> None:
+        super().__init__()
+        self.result = result
+
+
+class Reconnected(Message):
+    def __init__(self, options: ConnectionOptions, result: Any) -> None:
+        super().__init__()
+        self.options = options
+        self.result = result  # a client, or the error
 
 
 class DynotuiApp(ShareActions, App[None]):
@@ -68,34 +110,41 @@ class DynotuiApp(ShareActions, App[None]):
         client: Any,
         *,
         connection_label: str = "",
+        options: ConnectionOptions | None = None,
         table: str | None = None,
         form: QueryForm | None = None,
+        open_form: bool | None = None,
         clock: Callable[[], float] = time.perf_counter,
         signer: CursorSigner | None = None,
         system_copy: Callable[[str], None] = pyperclip.copy,
     ) -> None:
         super().__init__()
-        self._signer = signer
+        self._init_share(signer)
         self.system_copy = system_copy
-        self.client = client
-        self.connection_label = connection_label
+        self.session = Session(
+            client, options or ConnectionOptions(), connection_label, clock=clock
+        )
         self.initial_table = table
         self.initial_form = form or QueryForm()
-        self.clock = clock
+        self.open_form = open_form
+        self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
         self._main: PagerView | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield PagerView(self.client, form=self.initial_form, clock=self.clock, id="main-view")
+        yield PagerView(self.session, id="main-view")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = self.connection_label
+        self.sub_title = self.session.label
         if self.initial_table:
             form = self.initial_form
-            self.main_view.load_table(
-                self.initial_table, open_form=not form.partition_value and not form.scan
+            open_form = (
+                self.open_form
+                if self.open_form is not None
+                else not form.partition_value and not form.scan
             )
+            view_queries.load_table(self.main_view, self.initial_table, form, open_form)
         else:
             self.action_choose_table()
 
@@ -115,11 +164,14 @@ class DynotuiApp(ShareActions, App[None]):
         return self.main_view
 
     @property
-    def pager(self) -> Pager | None:
+    def pager(self) -> Any:
         return self.active_view.pager
 
-    def start(self, spec: QuerySpec, start_key: Any = None) -> None:
-        self.active_view.start(spec, start_key)
+    def _views(self) -> list[PagerView]:
+        views = []
+        for screen in self.screen_stack:
+            views.extend(screen.query(PagerView))
+        return views
 
     def action_next(self) -> None:
         self.active_view.navigate("next")
@@ -133,63 +185,177 @@ class DynotuiApp(ShareActions, App[None]):
     def action_refresh(self) -> None:
         self.active_view.navigate("refresh")
 
+    def action_retry(self) -> None:
+        self.active_view.retry()
+
+    def action_cancel(self) -> None:
+        self.active_view.cancel()
+
     def action_toggle_mode(self) -> None:
-        self.active_view.toggle_mode()
+        state = self.active_view.state
+        if state is not None:
+            mode = "fill" if state.query.spec.mode == "raw" else "raw"
+            view_queries.restart_with(self.active_view, "Mode", mode=mode)
+
+    def action_flip_direction(self) -> None:
+        state = self.active_view.state
+        if state is None:
+            return
+        if state.query.spec.scan:
+            notify(self, "A Scan has no direction.", severity="warning")
+            return
+        view_queries.restart_with(
+            self.active_view, "Direction", descending=not state.query.form.descending
+        )
+
+    def _compare_base(self) -> Any:
+        for screen in self.screen_stack:
+            if isinstance(screen, CompareScreen):
+                return screen.left_query
+        return None
+
+    def _schema_for(self, view: PagerView) -> Any:
+        if view.state is not None:
+            return view.state.query.schema
+        base = self._compare_base()
+        return base.schema if base is not None else None
 
     def action_choose_order(self) -> None:
-        self.active_view.choose_order()
+        view = self.active_view
+        base = self._compare_base()
+        view_queries.choose_order(
+            view, self._schema_for(view), base.form if base is not None else None
+        )
 
     def action_edit_query(self) -> None:
-        self.active_view.edit_query()
+        view = self.active_view
+        schema = self._schema_for(view)
+        if schema is not None:
+            view_queries.edit_query(view, schema)
 
     def action_show_stack(self) -> None:
-        self.active_view.show_stack()
+        view = self.active_view
+        state = view.state
+        if state is None:
+            return
+
+        def jump(number: int | None) -> None:
+            if number:
+                view.navigate(number)
+
+        self.push_screen(StackScreen(state.pager, state.query.boundary_text), jump)
+
+    def action_choose_columns(self) -> None:
+        view = self.active_view
+        if view.column_layout is None:
+            notify(self, "No columns yet: read a page first.", severity="warning")
+            return
+        layout = view.column_layout
+
+        def chosen(choice: ColumnChoice | None) -> None:
+            if choice is not None:
+                layout.order[:] = choice.order
+                layout.hidden = set(choice.hidden)
+                view.redraw_columns(to_content=choice.fit)
+
+        self.push_screen(ColumnsScreen(layout), chosen)
 
     def action_compare(self) -> None:
         view = self.main_view
-        if view.schema is None or view.pager is None:
-            self.notify("Open a query first; the compare view starts from it.", severity="warning")
+        if view.state is None:
+            notify(self, "Open a query first; the compare view starts from it.", severity="warning")
             return
         if isinstance(self.screen, CompareScreen):
             return
-        self.push_screen(CompareScreen(self.client, view.schema, view.form, self.clock))
+        self.push_screen(CompareScreen(self.session, view.state.query))
 
-    @work(thread=True, exclusive=True, group="schema")
     def action_choose_table(self) -> None:
-        try:
-            names = list_tables(self.client)
-        except DynotuiError as exc:
-            self.call_from_thread(self.notify, str(exc), title="Tables", severity="error")
+        client = self.session.client
+        run_in_background(self, lambda: list_tables(client), TablesListed, TablesListed)
+
+    @on(TablesListed)
+    def _tables_listed(self, message: TablesListed) -> None:
+        names = message.result
+        if isinstance(names, BaseException):
+            words = str(names) if isinstance(names, DynotuiError) else repr(names)
+            notify(self, words, title="Tables", severity="error", timeout=10)
             return
 
         def chosen(name: str | None) -> None:
             if name:
-                view = self.main_view
-                view.form = QueryForm()
-                view.load_table(name, open_form=True)
+                view_queries.load_table(self.main_view, name, QueryForm(), open_form=True)
 
-        self.call_from_thread(
-            self.push_screen,
+        self.push_screen(
             PickerScreen(f"Tables ({len(names)}) — Enter opens one", [(n, n) for n in names]),
             chosen,
         )
 
+    # -- connection ----------------------------------------------------------------------
+
+    def action_connection(self) -> None:
+        def chosen(options: ConnectionOptions | None) -> None:
+            if options is not None:
+                run_in_background(
+                    self,
+                    lambda: make_client(options),
+                    lambda client: Reconnected(options, client),
+                    lambda error: Reconnected(options, error),
+                )
+
+        self.push_screen(ConnectionScreen(self.session.options), chosen)
+
+    @on(Reconnected)
+    def _reconnected(self, message: Reconnected) -> None:
+        client = message.result
+        if isinstance(client, BaseException):
+            words = str(client) if isinstance(client, DynotuiError) else repr(client)
+            notify(self, words, title="Connection", severity="error", timeout=10)
+            return
+        self.session.client = client
+        self.session.options = message.options
+        self.session.label = describe(client, message.options)
+        self.sub_title = self.session.label
+        for view in self._views():
+            view.use_client(client)
+        notify(
+            self,
+            f"Connected to {self.session.label}. The stacks are kept; R retries a failed move.",
+            title="Connection",
+        )
+
+    # -- layout --------------------------------------------------------------------------
+
+    def on_resize(self, event: Resize) -> None:
+        self._apply_sidebar_mode(event.size.width)
+
+    def wants_strip(self, width: int | None = None) -> bool:
+        width = width if width is not None else self.size.width
+        return self.sidebar_mode == "strip" or (self.sidebar_mode is None and width < NARROW)
+
+    def _apply_sidebar_mode(self, width: int | None = None) -> None:
+        strip = self.wants_strip(width)
+        for view in self._views():
+            view.set_class(strip, "-strip")
+
+    def action_toggle_sidebar(self) -> None:
+        strip = self.active_view.has_class("-strip")
+        self.sidebar_mode = "sidebar" if strip else "strip"
+        self._apply_sidebar_mode()
+
     def action_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
         else:
-            self.action_show_help_panel()
+            self.push_screen(HelpScreen(ACTIONS))
 
     # -- command palette -----------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for key, action, title, help_text, _ in ACTIONS:
-            if action in ("quit", "help"):
+            if action in ("quit", "help", "cancel"):
                 continue
             shown_key = key.split(",")[0].replace("question_mark", "?")
             yield SystemCommand(
-                f"{title} ({shown_key})",
-                help_text,
-                lambda action=action: self.run_action(action),
+                f"{title} ({shown_key})", help_text, lambda action=action: self.run_action(action)
             )

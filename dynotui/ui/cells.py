@@ -1,58 +1,45 @@
-"""How a DynamoDB value fits in one table cell: exact numbers, summarised nesting."""
+"""How a DynamoDB value fits in one grid cell: exact numbers, summarised nesting, and
+every string made visible (no escape acts on the terminal)."""
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable
 
-from dynotui.core.dynamo_json import AttributeValue, Item
+from dynotui.core.text import visible
+from dynotui.dynamodb.dynamo_json import AttributeValue, Item
 
-MAX_CELL = 28
-
-
-def _clip(text: str, width: int = MAX_CELL) -> str:
-    text = text.replace("\n", " ")
-    return text if len(text) <= width else text[: width - 1] + "…"
+NOT_PROJECTED = "· not projected"
 
 
 def cell(value: AttributeValue | None, projected: bool = True) -> str:
     if value is None:
-        return "" if projected else "· not projected"
+        return "" if projected else NOT_PROJECTED
     ((kind, inner),) = value.items()
     if kind == "S":
-        return _clip(inner)
+        return visible(inner)
     if kind == "N":
         return inner  # DynamoDB's own digits: never through float
     if kind == "B":
         data = bytes(inner)
-        return _clip(f"0x{data[:12].hex()}{'…' if len(data) > 12 else ''} ({len(data):,} B)")
+        return f"0x{data[:12].hex()}{'…' if len(data) > 12 else ''} ({len(data):,} B)"
     if kind == "BOOL":
         return "true" if inner else "false"
     if kind == "NULL":
         return "null"
     if kind == "M":
-        return _clip("{" + ", ".join(inner) + "}") if len(inner) <= 4 else f"{{{len(inner)} keys}}"
+        keys = ", ".join(visible(k) for k in list(inner)[:4])
+        return "{" + keys + "}" if len(inner) <= 4 else f"{{{len(inner)} keys}}"
     if kind == "L":
         return f"[{len(inner)} item{'' if len(inner) == 1 else 's'}]"
     if kind in ("SS", "NS"):
-        return _clip("{" + ", ".join(sorted(inner)) + "}")
+        return visible("{" + ", ".join(sorted(inner)[:20]) + "}")
     if kind == "BS":
         return f"{{{len(inner)} binary}}"
-    return _clip(str(inner))
+    return visible(str(inner))
 
 
-def columns(
-    items: Iterable[Item], key_names: tuple[str, ...], asked: tuple[str, ...] = ()
-) -> list[str]:
-    """Key columns first (index keys, then table keys), then the union of the rest and
-    of what the projection asked for (so a non-projected attribute still has a column)."""
-    seen = dict.fromkeys(key_names)
-    rest: dict[str, None] = {name: None for name in asked if name not in seen}
-    for item in items:
-        for name in item:
-            if name not in seen:
-                rest[name] = None
-    return [*seen, *sorted(rest)]
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
 def key_text(key: Item | None, order: tuple[str, ...] = ()) -> str:
@@ -62,8 +49,7 @@ def key_text(key: Item | None, order: tuple[str, ...] = ()) -> str:
     parts = []
     names = [n for n in order if n in key] + [n for n in key if n not in order]
     for name in names:
-        value = key[name]
-        ((kind, inner),) = value.items()
+        ((kind, inner),) = key[name].items()
         shown = base64.b64encode(bytes(inner)).decode() if kind == "B" else str(inner)
-        parts.append(f"{name}={shown}")
+        parts.append(f"{visible(name)}={visible(shown)}")
     return ", ".join(parts)

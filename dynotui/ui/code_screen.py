@@ -9,8 +9,23 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
 
-LEXERS = {"boto3": "python", "aws-cli": "bash", "javascript": "javascript"}
-TITLES = {"boto3": "Python (boto3)", "aws-cli": "AWS CLI", "javascript": "JavaScript (SDK v3)"}
+from dynotui.core.text import visible_lines
+from dynotui.ui.safe import plain
+
+LEXERS = {
+    "boto3": "python",
+    "aws-cli": "bash",
+    "javascript": "javascript",
+    "sql": "sql",
+    "psycopg": "python",
+}
+TITLES = {
+    "boto3": "Python (boto3)",
+    "aws-cli": "AWS CLI",
+    "javascript": "JavaScript (SDK v3)",
+    "sql": "SQL",
+    "psycopg": "Python (psycopg)",
+}
 
 
 class CodeScreen(ModalScreen[None]):
@@ -25,12 +40,13 @@ class CodeScreen(ModalScreen[None]):
         self.code = code
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="code-box"):
-            yield Label(self.code_title, id="code-title")
+        with Vertical(id="code-box", classes="modal-box"):
+            yield Label(plain(self.code_title), id="code-title", classes="modal-title")
             with TabbedContent(id="code-tabs"):
                 for language, text in self.code.items():
                     with TabPane(TITLES[language], id=language), VerticalScroll():
-                        yield Static(Syntax(text, LEXERS[language], word_wrap=True))
+                        # The code quotes values from the data: shown with escapes visible.
+                        yield Static(Syntax(visible_lines(text), LEXERS[language], word_wrap=True))
         yield Footer()
 
     @property

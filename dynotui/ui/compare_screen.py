@@ -1,33 +1,77 @@
-"""Two pagers side by side on one table, each with its own order, keys, stack and costs."""
+"""Two pagers side by side on one table, each with its own order, keys, stack and costs.
+
+The line on top compares like with like: cost per matching item over each side's
+session, and the two result sets by name, since two orders often read different ones.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.events import DescendantFocus
+from textual.containers import Container
+from textual.events import DescendantFocus, Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from dynotui.core.page import Page
-from dynotui.core.query_form import QueryForm
-from dynotui.core.schema import TableSchema
-from dynotui.ui.pager_view import PagerView
+from dynotui.core.text import visible
+from dynotui.ui.dynamodb_query import DynamoQuery
+from dynotui.ui.pager_view import PagerView, ViewState
+from dynotui.ui.session import Session
+
+NARROW = 120  # below this many columns the two sides stack vertically
 
 
-def side_summary(name: str, view: PagerView) -> str:
-    page = view.pager.current if view.pager else None
-    if page is None or view.pager is None:
-        return f"{name}: no page yet"
-    order = view.pager.schema.order(view.pager.spec.index)
+def _per_match(state: ViewState) -> float | None:
+    cost = state.pager.totals.cost
+    if cost is None or not cost.matched or cost.headline is None:
+        return None
+    return cost.headline / cost.matched
+
+
+def _matches(state: ViewState) -> str:
+    pager = state.pager
+    count = pager.totals.count
+    complete = not pager.can_advance and pager.start_key_of(1) is None
+    return f"all {count:,} matches" if complete else f"{count:,} matches so far"
+
+
+def side_summary(arrow: str, state: ViewState | None) -> str:
+    if state is None or state.pager.current is None:
+        return f"{arrow} no page yet"
+    page = state.pager.current
+    cost = page.cost
+    unit = cost.unit
+    headline = "not reported" if cost.headline is None else f"{cost.headline:g} {unit}"
+    per = _per_match(state)
+    per_text = f"{per:.3g} {unit}/match" if per is not None else "no match yet"
+    read = page.scanned_count
     return (
-        f"{name} {order.name}: page {page.number} · {page.capacity.total:g} RCU · scanned "
-        f"{page.scanned_count:,} · count {page.count:,} · waste {page.waste_ratio:.0%}"
+        f"{arrow} {state.query.order.name}: page {page.number} · {headline} · scanned "
+        f"{'?' if read is None else f'{read:,}'} · count {page.count:,} · waste "
+        f"{page.waste_ratio:.0%} · {per_text} · {_matches(state)}"
     )
+
+
+def comparison(left: ViewState | None, right: ViewState | None) -> str:
+    """How the two sides compare, naming their result sets when they differ."""
+    if left is None or right is None or left.pager.current is None or right.pager.current is None:
+        return "Read a page on both sides to compare them."
+    same = left.query.conditions() == right.query.conditions()
+    if same:
+        sets = f"Same result set ({left.query.conditions_text()}), read in two orders"
+    else:
+        sets = (
+            f"Different result sets: left reads {left.query.conditions_text()}; right reads "
+            f"{right.query.conditions_text()}"
+        )
+    a, b = _per_match(left), _per_match(right)
+    if a is None or b is None:
+        return f"{sets}. No ratio until both sides have matched an item."
+    ratio = b / a
+    verdict = "the same" if 0.95 <= ratio <= 1.05 else f"{ratio:.2g}x what left costs"
+    return f"{sets}. Per matching item, right costs {verdict}."
 
 
 class CompareScreen(Screen[None]):
@@ -36,45 +80,34 @@ class CompareScreen(Screen[None]):
         Binding("N", "both('next')", "Next both"),
         Binding("P", "both('prev')", "Prev both"),
         Binding("G", "both('first')", "First both"),
-        Binding("escape", "app.pop_screen", "Back"),
+        Binding("escape", "leave", "Back"),
     ]
 
-    def __init__(
-        self, client: Any, schema: TableSchema, form: QueryForm, clock: Callable[[], float]
-    ) -> None:
+    def __init__(self, session: Session, query: DynamoQuery) -> None:
         super().__init__()
-        self.client = client
-        self.schema = schema
-        self.form = form
-        self.clock = clock
+        self.session = session
+        self.left_query = query
         self.active_id = "left"
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="compare-line")
-        with Horizontal(id="compare-panes"):
-            yield PagerView(
-                self.client, form=self.form, clock=self.clock, id="left", classes="compare-side"
-            )
-            yield PagerView(
-                self.client,
-                form=QueryForm(page_size=self.form.page_size, mode=self.form.mode),
-                clock=self.clock,
-                id="right",
-                classes="compare-side",
-            )
+        with Container(id="compare-panes"):
+            yield PagerView(self.session, id="left", classes="compare-side")
+            yield PagerView(self.session, id="right", classes="compare-side")
         yield Footer()
 
     def on_mount(self) -> None:
-        left = self.query_one("#left", PagerView)
+        self.query_one("#left", PagerView).start(self.left_query)
         right = self.query_one("#right", PagerView)
-        left.use_query(self.schema, self.form)
-        right.schema = self.schema
         right.query_one("#status-line", Static).update(
-            "This side has no query yet: press tab to come here, then o to choose its order."
+            Text("This side has no query yet: press tab to come here, then o to choose its order.")
         )
         self._activate("left")
         self._summarise()
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-stacked")
 
     @property
     def active_view(self) -> PagerView:
@@ -95,26 +128,26 @@ class CompareScreen(Screen[None]):
     def action_switch_side(self) -> None:
         other = "right" if self.active_id == "left" else "left"
         self._activate(other)
-        self.query_one(f"#{other}", PagerView).table.focus()
+        self.query_one(f"#{other}", PagerView).grid.focus()
 
     def action_both(self, target: str) -> None:
         """Move both sides together, so page k faces page k."""
         for view in self.query(PagerView):
             view.navigate(target)  # type: ignore[arg-type]
 
+    def action_leave(self) -> None:
+        if not self.active_view.cancel():
+            self.dismiss()
+
     def on_pager_view_page_shown(self, message: PagerView.PageShown) -> None:
+        for view in self.query(PagerView):
+            if view is not message.view:
+                view.refresh_costs()  # its advisor may now quote what this side measured
         self._summarise()
 
     def _summarise(self) -> None:
-        left = self.query_one("#left", PagerView)
-        right = self.query_one("#right", PagerView)
-        line = f"{side_summary('◀', left)}   ‖   {side_summary('▶', right)}"
-        pages: list[Page] = [v.pager.current for v in (left, right) if v.pager and v.pager.current]
-        if len(pages) == 2 and pages[0].capacity.total and pages[1].capacity.total:
-            ratio = pages[1].capacity.total / pages[0].capacity.total
-            line += (
-                "   (same capacity)"
-                if 0.95 <= ratio <= 1.05
-                else f"   (right costs {ratio:.2g}x what left costs)"
-            )
+        left = self.query_one("#left", PagerView).state
+        right = self.query_one("#right", PagerView).state
+        line = Text(visible(side_summary("◀", left)) + "\n" + visible(side_summary("▶", right)))
+        line.append("\n" + visible(comparison(left, right)), style="bold")
         self.query_one("#compare-line", Static).update(line)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timezone
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
-from dynotui.core.cursor import CursorError, CursorSigner, decode
-from dynotui.core.dynamo_json import Item, to_wire
+from dynotui.core.cursor import CursorError, CursorSigner, decode, duration
+from dynotui.core.errors import InputError
+from dynotui.ui.safe import plain_lines
 
 READABLE = (
     "A cursor is signed, not encrypted: anyone holding it can read its start key "
@@ -20,20 +23,25 @@ READABLE = (
 )
 
 
-class PasteCursorScreen(ModalScreen[Item | None]):
+class PasteCursorScreen(ModalScreen[Any]):
     """Verify a token against the current query's scope; dismiss with its start key."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, signer: CursorSigner, scope: str) -> None:
+    def __init__(
+        self, signer: Callable[[], CursorSigner], scope: str, key_from_json: Callable[[Any], Any]
+    ) -> None:
         super().__init__()
         self.signer = signer
         self.scope = scope
+        self.key_from_json = key_from_json
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="cursor-box"):
+        with Vertical(id="cursor-box", classes="modal-box"):
             yield Label(
-                "Paste a cursor token of this query; Enter opens its page.", id="cursor-title"
+                "Paste a cursor token of this query; Enter opens its page.",
+                id="cursor-title",
+                classes="modal-title",
             )
             yield Input(placeholder="PAYLOAD.SIGNATURE", id="token")
             yield Label("", id="cursor-error", classes="field-error")
@@ -41,14 +49,19 @@ class PasteCursorScreen(ModalScreen[Item | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         try:
-            start_key = self.signer.verify(event.value, self.scope)
+            start_key = self.key_from_json(self.signer().verify(event.value, self.scope))
         except CursorError as exc:
-            self.query_one("#cursor-error", Label).update(f"Refused ({exc.reason}): {exc}")
+            self.query_one("#cursor-error", Label).update(
+                plain_lines(f"Refused ({exc.reason}): {exc}")
+            )
+            return
+        except InputError as exc:  # the secret itself is unusable
+            self.query_one("#cursor-error", Label).update(plain_lines(f"Cannot verify: {exc}"))
             return
         self.dismiss(start_key)
 
 
-def describe_token(token: str, signer: CursorSigner, scope: str) -> str:
+def describe_token(token: str, signer: Callable[[], CursorSigner], scope: str) -> str:
     """What a token holds, and whether it opens a page of the current query."""
     try:
         cursor = decode(token)
@@ -56,17 +69,25 @@ def describe_token(token: str, signer: CursorSigner, scope: str) -> str:
         return f"Not a cursor: {exc}"
     issued = datetime.fromtimestamp(cursor.issued_at, timezone.utc).isoformat(timespec="seconds")
     try:
-        signer.verify(token, scope)
+        current = signer()
+        current.verify(token, scope)
         verdict = "verifies for the current query"
+        valid_for = duration(current.max_age)
     except CursorError as exc:
         verdict = f"does NOT verify for the current query ({exc.reason}): {exc}"
+        valid_for = "?"
+    except InputError as exc:
+        verdict = f"cannot be checked: {exc}"
+        valid_for = "?"
+    age = cursor.age()
+    when = f"{duration(age)} ago" if age >= 0 else f"{duration(age)} in the future"
     return "\n".join(
         [
             f"Format version: {cursor.version}",
-            f"Issued: {issued} ({cursor.age():.0f} s ago; valid for {signer.max_age:.0f} s)",
+            f"Issued: {issued} ({when}; valid for {valid_for})",
             f"Scope tag: {cursor.scope_tag}",
-            "Start key (ExclusiveStartKey):",
-            json.dumps(to_wire(cursor.start_key), indent=2),
+            "Start key:",
+            json.dumps(cursor.key, indent=2, ensure_ascii=False),
             "",
             f"Signature: {verdict}",
             "",
@@ -78,17 +99,22 @@ def describe_token(token: str, signer: CursorSigner, scope: str) -> str:
 class InspectCursorScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close")]
 
-    def __init__(self, signer: CursorSigner, scope: str, token: str = "") -> None:
+    def __init__(self, signer: Callable[[], CursorSigner], scope: str, token: str = "") -> None:
         super().__init__()
         self.signer = signer
         self.scope = scope
         self.token = token
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="cursor-box"):
-            yield Label("Inspect a cursor token: paste it, Enter decodes it.", id="cursor-title")
+        with Vertical(id="cursor-box", classes="modal-box"):
+            yield Label(
+                "Inspect a cursor token: paste it, Enter decodes it.",
+                id="cursor-title",
+                classes="modal-title",
+            )
             yield Input(value=self.token, placeholder="PAYLOAD.SIGNATURE", id="token")
-            yield Static(READABLE, id="cursor-details")
+            with VerticalScroll():
+                yield Static(READABLE, id="cursor-details")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -97,7 +123,7 @@ class InspectCursorScreen(ModalScreen[None]):
 
     def show(self, token: str) -> None:
         self.query_one("#cursor-details", Static).update(
-            describe_token(token, self.signer, self.scope)
+            plain_lines(describe_token(token, self.signer, self.scope))
         )
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

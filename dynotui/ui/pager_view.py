@@ -1,315 +1,480 @@
-"""One pager on screen: its query line, status, results table and cost sidebar.
+"""One pager on screen: its query line, status, grid and cost sidebar.
 
-The main screen shows one; the compare screen shows two, each with its own order,
-keys, stack and costs. Every DynamoDB call runs in a thread worker of one exclusive
-group per view, so a new move cancels the one in flight and a late answer to a
-cancelled one is dropped. The view adds no paging logic: figures come from the core.
+The main screen shows one; the compare screen shows two, each with its own query,
+stack and costs. Everything the view draws comes from one ``ViewState`` (the query
+and its pager), replaced whole when a new query's first page arrives, so the grid,
+the stack and the query line always agree; a query that fails changes nothing.
+
+Reads run in daemon threads (``background``) and come back as messages. Presses of
+``n`` while a page is read add up to a target page, read in order; any other move or
+Esc cancels the rest. A superseded read makes no further call, and its cost counts.
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from textual import work
+from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import DataTable, Static
-from textual.worker import Worker, WorkerState, get_current_worker
 
-from dynotui.core.advisor import advise, tied_rows
-from dynotui.core.errors import DynotuiError, InputError
-from dynotui.core.expressions import substitute
+from dynotui.core.cancel import CancelToken
+from dynotui.core.errors import DynotuiError, InputError, ReadCancelled
 from dynotui.core.page import HasNext, Page
 from dynotui.core.pager import Move, Pager, StalePageError, Target
-from dynotui.core.query_form import QueryForm, build_spec
-from dynotui.core.schema import ITEM_COUNT_NOTE, TableSchema, describe_table
-from dynotui.core.spec import QuerySpec
-from dynotui.ui.cells import cell, columns
-from dynotui.ui.item_screen import ItemScreen
-from dynotui.ui.picker_screen import PickerScreen
-from dynotui.ui.query_screen import QueryScreen
-from dynotui.ui.sidebar import CostSidebar
-from dynotui.ui.stack_screen import StackScreen
+from dynotui.core.text import visible
+from dynotui.ui.background import run_in_background
+from dynotui.ui.cells import clip
+from dynotui.ui.columns import ColumnLayout
+from dynotui.ui.dynamodb_query import DynamoQuery
+from dynotui.ui.safe import notify, plain
+from dynotui.ui.session import Session
+from dynotui.ui.sidebar import CostSidebar, plural, strip_text
+from dynotui.ui.view_queries import SchemaLoaded, schema_loaded
 
-NAV = "navigation"
-
-
-def _resolved(expression: str, spec: QuerySpec) -> str:
-    values = {}
-    for name, value in spec.values.items():
-        ((kind, inner),) = value.items()
-        values[name] = repr(inner) if kind == "S" else str(inner)
-    return substitute(expression, spec.names, values)
+SLOW_READ = 0.15  # show that a read is under way only past this many seconds
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
-def describe_spec(spec: QuerySpec, schema: TableSchema) -> str:
-    order = schema.order(spec.index)
-    what = "Scan (reads the whole table)" if spec.scan else "Query"
-    parts = [f"{what} {schema.name} · {order.name} ({order.kind})"]
-    if spec.key_condition:
-        parts.append(_resolved(spec.key_condition, spec))
-    if spec.filter:
-        parts.append("filter " + _resolved(spec.filter, spec))
-    parts.append("desc" if not spec.forward and not spec.scan else "asc")
-    parts.append(f"{spec.mode} · {spec.page_size}/page")
-    if order.kind == "gsi":
-        parts.append("eventually consistent")
-    if order.projection != "ALL":
-        parts.append(f"projects {order.projection}")
-    return " · ".join(parts)
+@dataclass(frozen=True)
+class ViewState:
+    """A query and its pager: everything a view draws, swapped as a whole."""
+
+    query: DynamoQuery
+    pager: Pager
+    note: str = ""  # said once, when this state's first page arrives
 
 
-def status_line(pager: Pager) -> str:
+@dataclass
+class _Read:
+    id: int
+    state: ViewState
+    move: Move
+    target: Target = "next"  # what the user asked for, for R to retry
+    token: CancelToken = field(default_factory=CancelToken)
+    began: float = field(default_factory=time.monotonic)
+
+
+def status_line(state: ViewState) -> Text:
+    pager = state.pager
     page = pager.current
     if page is None:
-        return "No page read yet: press n to read page 1."
+        return Text("No page read yet: press n to read page 1.")
     words = {
         HasNext.YES: "a next page exists",
         HasNext.UNKNOWN: "more may follow",
         HasNext.NO: "this is the last page",
     }[page.has_next]
-    line = f"Page {page.number} · {len(page.items)} items · {words}"
+    line = f"Page {page.number} · {plural(page.shown, 'item')} · {words}"
     if page.cached:
         line += " · served from cache"
-    ties = tied_rows(page, pager.schema.order(pager.spec.index))
-    if ties:
-        line += f" · {ties} rows tie on the index key: no defined order among them"
+    for note in state.query.notes(page):
+        line += f" · {note}"
+    text = Text(visible(line), style="bold")
     if page.empty_with_key:
-        line += (
+        text.append(
             " · EMPTY PAGE WITH A KEY: DynamoDB evaluated items but none passed the filter;"
-            " this is not the end, press n"
+            " this is not the end, press n",
+            style="bold yellow",
         )
-    return line
+    return text
 
 
 class PagerView(Horizontal):
-    """A pager with its own schema, form, stack and costs."""
+    """A pager with its own query, stack and costs."""
+
+    class PageRead(Message):
+        def __init__(self, read_id: int, page: Page[Any]) -> None:
+            super().__init__()
+            self.read_id = read_id
+            self.page = page
+
+    class ReadFailed(Message):
+        def __init__(self, read_id: int, error: BaseException) -> None:
+            super().__init__()
+            self.read_id = read_id
+            self.error = error
 
     class PageShown(Message):
-        def __init__(self, view: PagerView, page: Page) -> None:
+        def __init__(self, view: PagerView, page: Page[Any]) -> None:
             super().__init__()
             self.view = view
             self.page = page
 
     def __init__(
-        self,
-        client: Any,
-        *,
-        form: QueryForm | None = None,
-        clock: Callable[[], float] = time.perf_counter,
-        id: str | None = None,
-        classes: str | None = None,
+        self, session: Session, *, id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(id=id, classes=classes)
-        self.client = client
-        self.form = form or QueryForm()
-        self.clock = clock
-        self.schema: TableSchema | None = None
-        self.pager: Pager | None = None
-        self._pending: Pager | None = None  # a new query until its first page arrives
+        self.session = session
+        self.state: ViewState | None = None
+        self.pending: ViewState | None = None  # a new query until its first page arrives
+        self.column_layout: ColumnLayout | None = None
+        self.target: int | None = None  # the page that held n presses are heading for
+        self.failed: tuple[ViewState, Target] | None = None  # the move R retries
+        self._read: _Read | None = None
+        self._owners: dict[int, ViewState] = {}  # reads in flight, current or not
+        self._reads = 0
+        self._ticker: Timer | None = None
+
+    def on_mount(self) -> None:
+        wants_strip = getattr(self.app, "wants_strip", None)
+        if wants_strip is not None:
+            self.set_class(wants_strip(), "-strip")
+
+    @on(SchemaLoaded)
+    def _schema_loaded(self, message: SchemaLoaded) -> None:
+        message.stop()
+        schema_loaded(self, message)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="results-pane"):
             yield Static("", id="query-line")
             yield Static("", id="status-line")
             yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="cost-strip")
         yield CostSidebar(id="sidebar")
 
     @property
-    def table(self) -> DataTable:
+    def grid(self) -> DataTable[Any]:
         return self.query_one("#results", DataTable)
 
-    # -- tables, orders, queries ---------------------------------------------------------
+    @property
+    def pager(self) -> Pager | None:
+        return self.state.pager if self.state else None
 
-    @work(thread=True, exclusive=True, group="schema")
-    def load_table(self, name: str, open_form: bool = False) -> None:
-        try:
-            schema = describe_table(self.client, name)
-        except DynotuiError as exc:
-            self.app.call_from_thread(self.notify, str(exc), title="Table", severity="error")
-            return
-        self.app.call_from_thread(self._table_loaded, schema, open_form)
+    @property
+    def reading(self) -> bool:
+        return self._read is not None
 
-    def _table_loaded(self, schema: TableSchema, open_form: bool) -> None:
-        self.schema = schema
-        if self.form.order not in {o.name for o in schema.orders}:
-            self.form = QueryForm()
-        if open_form:
-            self.edit_query()
-            return
+    # -- new queries --------------------------------------------------------------------------
+
+    def start(self, query: DynamoQuery, start_key: Any = None, note: str = "") -> bool:
+        """A new stack for ``query``. It replaces the current one only once its first page
+        has been read, so a query that fails keeps what is on screen. False if refused."""
         try:
-            spec = build_spec(schema, self.form)
+            source = query.make_source(
+                self.session.client, self.session.measurements, self.session.clock
+            )
         except InputError as exc:
-            self.notify(str(exc), title="Query", severity="error")
-            self.edit_query()
-            return
-        self.start(spec)
+            notify(self, str(exc), title="Query", severity="error")
+            return False
+        pager = Pager(source, start_key=start_key)
+        self.pending = ViewState(query, pager, note)
+        self.target = None
+        self._begin(self.pending, pager.plan("next"))
+        return True
 
-    def use_query(self, schema: TableSchema, form: QueryForm) -> None:
-        """Open this view on a query already known to be valid (the compare screen's left)."""
-        self.schema = schema
-        self.form = form
-        self.start(build_spec(schema, form))
-
-    def start(self, spec: QuerySpec, start_key: Any = None) -> None:
-        """A new stack (the scope changed). It replaces the current one only once its
-        first page has been read, so a query that fails keeps what is on screen."""
-        assert self.schema is not None
-        try:
-            candidate = Pager(self.client, spec, self.schema, start_key=start_key, clock=self.clock)
-        except InputError as exc:
-            self.notify(str(exc), title="Query", severity="error")
-            return
-        self._pending = candidate
-        self.table.loading = True
-        self.read_page(candidate, candidate.plan("next"))
-
-    def choose_order(self) -> None:
-        if self.schema is None:
-            return
-        schema = self.schema
-        choices = []
-        for order in schema.orders:
-            count = "?" if order.item_count is None else f"~{order.item_count:,}"
-            choices.append((order.name, f"{order.describe()} · {count} items (stale)"))
-
-        def chosen(name: str | None) -> None:
-            if name and (name != self.form.order or self.pager is None):
-                self.form = QueryForm(
-                    order=name, page_size=self.form.page_size, mode=self.form.mode
-                )
-                self.edit_query()
-
-        self.app.push_screen(
-            PickerScreen(f"Sort orders of {schema.name} — item counts: {ITEM_COUNT_NOTE}", choices),
-            chosen,
-        )
-
-    def edit_query(self) -> None:
-        if self.schema is None:
-            return
-
-        def done(result: tuple[QueryForm, QuerySpec] | None) -> None:
-            if result:
-                self.form, spec = result
-                self.start(spec)
-
-        self.app.push_screen(QueryScreen(self.schema, self.form), done)
-
-    def toggle_mode(self) -> None:
-        if self.pager is None:
-            return
-        mode = "fill" if self.pager.spec.mode == "raw" else "raw"
-        self.form = self.form.with_(mode=mode)
-        # Page boundaries differ between modes: a new stack from where this one began.
-        self.start(self.pager.spec.with_(mode=mode), self.pager.start_key_of(1))
-        self.notify(f"{mode} mode: a new cursor stack from the same start")
-
-    # -- navigation ----------------------------------------------------------------------
+    # -- moves ------------------------------------------------------------------------------
 
     def navigate(self, target: Target, fresh: bool = False) -> None:
-        if self.pager is None:
+        state = self.state
+        if state is None:
             return
+        read = self._read
+        if (
+            target == "next"
+            and read is not None
+            and read.state is state
+            and (self.target is not None or read.move.number == state.pager.number + 1)
+        ):
+            # Held or repeated n while a page is read: each press is one more page.
+            self.target = (self.target or read.move.number) + 1
+            self._show_status()
+            return
+        self.target = None
+        self._cancel_read()
         try:
-            move = self.pager.plan(target, fresh=fresh)
+            move = state.pager.plan(target, fresh=fresh)
         except InputError as exc:
-            self.notify(str(exc), severity="warning")
+            notify(self, str(exc), severity="warning")
+            self._show_status()
             return
-        self._pending = None  # navigating the current query abandons a pending one
+        self.pending = None  # moving in the current query abandons a pending one
         if move.cached is not None:
-            self.workers.cancel_group(self, NAV)
-            self.show(self.pager.accept(move.cached))
+            self._accept(state, move.cached)
             return
-        self.table.loading = True
-        self.read_page(self.pager, move)
+        self._begin(state, move, target)
 
-    @work(thread=True, exclusive=True, group=NAV)
-    def read_page(self, pager: Pager, move: Move) -> None:
-        worker = get_current_worker()
-        try:
-            page = pager.read(move)
-        except DynotuiError as exc:
-            if not worker.is_cancelled:
-                self.app.call_from_thread(
-                    self.notify,
-                    f"{exc} — the pages read so far are kept.",
-                    title=f"Page {move.number}",
-                    severity="error",
-                    timeout=8,
-                )
+    def cancel(self) -> bool:
+        """Esc: stop the read in flight and forget held presses. True if there was one."""
+        busy = self._read is not None or self.target is not None
+        self.target = None
+        self._cancel_read()
+        if self.pending is not None:
+            self.pending = None
+        if busy:
+            self._show_status(Text("Cancelled; the page shown is unchanged.", style="yellow"))
+        return busy
+
+    def retry(self) -> None:
+        if self.failed is None:
+            notify(self, "No failed move to retry.", severity="warning")
             return
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._accept, pager, page)
+        state, target = self.failed
+        self.failed = None
+        if state is self.state:
+            self.navigate(target, fresh=True)
+        else:  # the first page of a new query failed: try that query again
+            self.start(state.query, state.pager.start_key_of(1), state.note)
 
-    def _accept(self, pager: Pager, page: Page) -> None:
-        if pager is self._pending:
-            self.pager, self._pending = pager, None  # its first page arrived: promote it
-            self.query_one("#query-line", Static).update(describe_spec(pager.spec, pager.schema))
-        elif pager is not self.pager:
+    def use_client(self, client: Any) -> None:
+        """After a reconnect: the same queries and stacks, read through the new client."""
+        for state in (self.state, self.pending):
+            if state is not None:
+                state.pager.source = state.pager.source.with_client(client)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def _begin(self, state: ViewState, move: Move, target: Target = "next") -> None:
+        self._cancel_read()
+        self._reads += 1
+        read = _Read(self._reads, state, move, target)
+        self._read = read
+        self._owners[read.id] = state
+        run_in_background(
+            self,
+            lambda: state.pager.read(move, read.token),
+            lambda page: self.PageRead(read.id, page),
+            lambda error: self.ReadFailed(read.id, error),
+        )
+        self.set_timer(SLOW_READ, lambda: self._slow(read.id))
+
+    def _cancel_read(self) -> None:
+        read, self._read = self._read, None
+        if read is not None:
+            read.token.cancel()  # the thread makes no further call; its cost comes back
+        self._stop_ticker()
+
+    def _slow(self, read_id: int) -> None:
+        if self._read is not None and self._read.id == read_id and self._ticker is None:
+            self._ticker = self.set_interval(0.1, self._show_status)
+            self._show_status()
+
+    def _stop_ticker(self) -> None:
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    def _abandoned(self, state: ViewState, cost: Any) -> None:
+        if cost is None:
+            return
+        state.pager.abandon(cost)
+        if state is self.state:
+            self._draw_costs(state)
+
+    @on(PageRead)
+    def _page_read(self, message: PageRead) -> None:
+        message.stop()
+        owner = self._owners.pop(message.read_id, None)
+        read = self._read
+        if read is None or read.id != message.read_id:
+            # Superseded or cancelled: not shown, but DynamoDB billed it all the same.
+            if owner is not None and not message.page.cached:
+                self._abandoned(owner, message.page.cost)
+            return
+        self._read = None
+        self._stop_ticker()
+        self._accept(read.state, message.page)
+        self._continue()
+
+    @on(ReadFailed)
+    def _read_failed(self, message: ReadFailed) -> None:
+        message.stop()
+        owner = self._owners.pop(message.read_id, None)
+        error = message.error
+        if isinstance(error, ReadCancelled) and owner is not None:
+            self._abandoned(owner, error.cost)
+        read = self._read
+        if read is None or read.id != message.read_id:
+            return
+        self._read = None
+        self._stop_ticker()
+        self.target = None
+        if isinstance(error, ReadCancelled):
+            self._show_status()
+            return
+        if read.state is self.pending:
+            self.pending = None
+        self.failed = (read.state, read.target)
+        words = (
+            str(error) if isinstance(error, DynotuiError) else f"{type(error).__name__}: {error}"
+        )
+        kept = "the pages read so far are kept" if self.state else "nothing was changed"
+        notify(
+            self,
+            f"{words} — {kept}. R retries; E changes the connection.",
+            title=f"Page {read.move.number}",
+            severity="error",
+            timeout=10,
+        )
+        self._show_status()
+
+    def _continue(self) -> None:
+        """After a page arrives: go on towards the target of held n presses."""
+        state = self.state
+        while state is not None and self.target is not None:
+            pager = state.pager
+            if self.target <= pager.number or not pager.can_advance:
+                self.target = None
+                break
+            move = pager.plan("next")
+            if move.cached is None:
+                self._begin(state, move)
+                self._show_status()
+                return
+            self._accept(state, move.cached)
+        self._show_status()
+
+    def _accept(self, state: ViewState, page: Page[Any]) -> None:
+        promoted = state is self.pending
+        if promoted:
+            self.pending = None
+            old = self.state
+            self.state = state
+            if (
+                old is None
+                or old.query.key_columns() != state.query.key_columns()
+                or (old.query.table != state.query.table)
+            ):
+                self.column_layout = None
+            self.query_one("#query-line", Static).update(plain(state.query.title()))
+            if state.note:
+                notify(self, state.note)
+        elif state is not self.state:
             return  # a page of a stack that has been replaced since
-        with contextlib.suppress(StalePageError):
-            self.show(pager.accept(page))
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != NAV or event.state == WorkerState.RUNNING:
+        try:
+            shown = state.pager.accept(page)
+        except StalePageError:
             return
-        self.table.loading = any(
-            w.group == NAV and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-            for w in self.workers
-            if w.node is self
-        )
+        self.failed = None
+        self.show(state, shown)
 
-    def show(self, page: Page) -> None:
-        assert self.pager is not None and self.schema is not None
-        table = self.table
-        table.clear(columns=True)
-        order = self.schema.order(self.pager.spec.index)
-        key_names = self.schema.cursor_key_names(self.pager.spec.index)
-        # Known attributes this order does not carry get a column saying so, rather than
-        # looking like values that are missing.
-        asked = self.pager.spec.projected_names() or self.schema.not_projected(
-            self.pager.spec.index
-        )
-        names = columns(page.items, key_names, asked)
-        for name in names:
-            table.add_column(name, key=name)
-        projected = {name: order.projects(name, self.schema.table_key_names) for name in names}
-        for index, item in enumerate(page.items):
-            table.add_row(*(cell(item.get(n), projected[n]) for n in names), key=str(index))
-        self.query_one("#status-line", Static).update(status_line(self.pager))
-        series = self.pager.series()
-        findings = advise(self.schema, self.pager.spec, series, self.pager.totals)
-        self.query_one(CostSidebar).show(page, self.pager.totals, series, findings)
+    # -- drawing ----------------------------------------------------------------------------
+
+    def show(self, state: ViewState, page: Page[Any]) -> None:
+        query = state.query
+        rows = [query.cells(item) for item in page.items]
+        grid = self.grid
+        layout = self.column_layout
+        if layout is None:
+            layout = self.column_layout = ColumnLayout(query.key_columns())
+            layout.observe(rows, query.known_columns())
+            layout.fit(self._grid_width())
+            grid.clear(columns=True)
+            for name in layout.visible():
+                grid.add_column(plain(name), width=layout.widths[name], key=name)
+        else:
+            for name in layout.observe(rows, query.known_columns()):
+                grid.add_column(plain(name), width=layout.widths[name], key=name)
+        self._fill(rows)
+        self._show_status()
+        self._draw_costs(state)
         self.post_message(self.PageShown(self, page))
 
-    # -- views of the stack and of items -------------------------------------------------
-
-    def show_stack(self) -> None:
-        if self.pager is None:
+    def redraw_columns(self, to_content: bool = False) -> None:
+        """After the column picker (or a fit): rebuild the grid's columns, same rows."""
+        state, layout = self.state, self.column_layout
+        if state is None or layout is None or state.pager.current is None:
             return
+        layout.fit(self._grid_width(), to_content=to_content)
+        grid = self.grid
+        grid.clear(columns=True)
+        for name in layout.visible():
+            grid.add_column(plain(name), width=layout.widths[name], key=name)
+        self._fill([state.query.cells(item) for item in state.pager.current.items])
 
-        def jump(number: int | None) -> None:
-            if number:
-                self.navigate(number)
-
-        self.app.push_screen(
-            StackScreen(
-                self.pager.stack,
-                self.pager.number,
-                self.pager.cached_numbers(),
-                self.pager.schema.cursor_key_names(self.pager.spec.index),
-            ),
-            jump,
+    def _fill(self, rows: list[dict[str, str]]) -> None:
+        layout = self.column_layout
+        assert layout is not None
+        grid = self.grid
+        visible_names = [name for name in layout.order if name not in layout.hidden]
+        widths = [layout.widths[name] for name in visible_names]
+        grid.clear()
+        grid.add_rows(
+            [
+                [
+                    Text(clip(row.get(name, ""), width), no_wrap=True)
+                    for name, width in zip(visible_names, widths, strict=True)
+                ]
+                for row in rows
+            ]
         )
 
+    def _grid_width(self) -> int:
+        width = self.grid.size.width or self.size.width or self.app.size.width
+        return max(width - 2, 20)
+
+    def refresh_costs(self) -> None:
+        """Redraw the sidebar: another view's reads may have changed what the advisor knows."""
+        if self.state is not None:
+            self._draw_costs(self.state)
+
+    def _draw_costs(self, state: ViewState) -> None:
+        pager = state.pager
+        summary = pager.summary_of(pager.number) if pager.current else None
+        if summary is not None and pager.current is not None and pager.current.cached:
+            summary = pager.current.summary()
+        findings = pager.advisor.findings()
+        self.query_one(CostSidebar).show(summary, pager.totals, pager.series(), findings)
+        self.query_one("#cost-strip", Static).update(strip_text(summary, pager.totals))
+
+    def _show_status(self, override: Text | None = None) -> None:
+        line = self.query_one("#status-line", Static)
+        if override is not None:
+            line.update(override)
+            return
+        state = self.state
+        text = status_line(state) if state is not None else Text("")
+        read = self._read
+        if read is not None and self._ticker is not None:
+            elapsed = time.monotonic() - read.began
+            spin = SPINNER[int(elapsed * 10) % len(SPINNER)]
+            what = (
+                "the new query's first page"
+                if read.state is self.pending
+                else (f"page {read.move.number}")
+            )
+            text = Text(f"{spin} Reading {what}… {elapsed:.1f} s (Esc cancels)  ", style="bold")
+            if state is not None:
+                text.append_text(status_line(state))
+        if self.target is not None and read is not None:
+            text = (
+                Text(
+                    f"→ page {self.target}, reading {read.move.number} (Esc stops)  ", style="bold"
+                )
+                + text
+            )
+        line.update(text)
+
+    # -- the item under the cursor ----------------------------------------------------------
+
+    def selected_item(self) -> Any | None:
+        state = self.state
+        if state is None or state.pager.current is None or not state.pager.current.items:
+            return None
+        items = state.pager.current.items
+        return items[min(max(self.grid.cursor_row, 0), len(items) - 1)]
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if self.pager is None or self.pager.current is None or event.data_table is not self.table:
+        if event.data_table is not self.grid or self.state is None:
             return
         event.stop()
-        index = int(event.row_key.value or 0)
-        page = self.pager.current
-        self.app.push_screen(ItemScreen(page.items[index], f"Page {page.number}, item {index + 1}"))
+        page = self.state.pager.current
+        if page is None or not page.items:
+            return
+        from dynotui.ui.item_screen import ItemScreen
+
+        index = min(max(event.cursor_row, 0), len(page.items) - 1)
+        self.app.push_screen(
+            ItemScreen(
+                page.items[index],
+                f"Page {page.number}, item {index + 1}",
+                self.state.query,
+            )
+        )

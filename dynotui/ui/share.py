@@ -2,138 +2,153 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dynotui.core.codegen import LANGUAGES, CodeTarget, generate
 from dynotui.core.cursor import CursorSigner
-from dynotui.core.cursor_secret import default_signer
-from dynotui.core.dynamo_json import Item, plain_item, to_wire
-from dynotui.core.page import Page
+from dynotui.core.cursor_secret import lazy_signer
+from dynotui.core.errors import InputError
+from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget, generate
 from dynotui.ui import clipboard
 from dynotui.ui.code_screen import CodeScreen
 from dynotui.ui.cursor_screen import InspectCursorScreen, PasteCursorScreen
+from dynotui.ui.safe import notify
 
 if TYPE_CHECKING:
-    from dynotui.core.pager import Pager
+    from dynotui.ui.pager_view import PagerView, ViewState
 
 
 class ShareActions:
-    """Mixed into the app: it provides ``pager``, ``client``, ``start`` and Textual's App."""
+    """Mixed into the app: it provides ``active_view``, ``session`` and Textual's App."""
 
-    pager: Pager | None
-    client: Any
-    _signer: CursorSigner | None
+    _signer: Callable[[], CursorSigner]
     system_copy: Callable[[str], None]
-    notify: Callable[..., None]
     push_screen: Callable[..., Any]
-    active_view: Any
-    start: Callable[..., None]
+    active_view: PagerView
+    session: Any
 
-    @property
+    def _init_share(self, signer: CursorSigner | None) -> None:
+        self._signer = (lambda: signer) if signer is not None else lazy_signer()
+
     def signer(self) -> CursorSigner:
-        if self._signer is None:
-            self._signer = default_signer()
-        return self._signer
+        return self._signer()
 
     def copy_text(self, text: str, what: str) -> None:
         route = clipboard.copy(self, text, self.system_copy)  # type: ignore[arg-type]
-        self.notify(f"Copied {what} to the {route}.", title="Copied")
+        notify(self, f"Copied {what} to the {route}.", title="Copied")
 
-    def _page(self) -> Page | None:
-        if self.pager is None or self.pager.current is None:
-            self.notify("No page read yet.", severity="warning")
+    def _state(self) -> ViewState | None:
+        state = self.active_view.state
+        if state is None or state.pager.current is None:
+            notify(self, "No page read yet.", severity="warning")
             return None
-        return self.pager.current
+        return state
 
-    def _selected_item(self) -> Item | None:
-        page = self._page()
-        if page is None:
-            return None
-        if not page.items:
-            self.notify("This page holds no items.", severity="warning")
-            return None
-        row = self.active_view.table.cursor_row
-        return page.items[min(max(row, 0), len(page.items) - 1)]
-
-    def action_copy_item(self, dynamodb_json: bool = False) -> None:
-        item = self._selected_item()
-        if item is not None:
-            data = to_wire(item) if dynamodb_json else plain_item(item)
-            kind = "DynamoDB JSON" if dynamodb_json else "plain JSON"
-            self.copy_text(json.dumps(data, indent=2, ensure_ascii=False), f"the item ({kind})")
+    def action_copy_item(self, typed: bool = False) -> None:
+        state = self._state()
+        if state is None:
+            return
+        item = self.active_view.selected_item()
+        if item is None:
+            notify(self, "This page holds no items.", severity="warning")
+            return
+        kind = state.query.item_formats()[1 if typed else 0]
+        self.copy_text(state.query.item_json(item, typed), f"the item ({kind})")
 
     def action_copy_page(self) -> None:
-        page = self._page()
-        if page is not None:
-            lines = "".join(json.dumps(to_wire(i), ensure_ascii=False) + "\n" for i in page.items)
-            self.copy_text(lines, f"page {page.number} ({len(page.items)} items, JSON lines)")
+        state = self._state()
+        if state is not None and state.pager.current is not None:
+            page = state.pager.current
+            lines = state.query.page_lines(list(page.items))
+            self.copy_text(lines, f"page {page.number} ({page.shown:,} items, JSON lines)")
 
-    def _copy_token(self, key: Item | None, what: str) -> None:
-        assert self.pager is not None
-        if not key:
-            self.notify(
-                f"{what} has no start key: it opens at the start of the result.", severity="warning"
+    def _copy_token(self, state: ViewState, key: Any, what: str) -> None:
+        if key is None:
+            notify(
+                self,
+                f"{what} has no start key: it opens at the start of the result.",
+                severity="warning",
             )
             return
-        self.copy_text(self.signer.sign(key, self.pager.spec.scope()), f"a signed cursor of {what}")
+        source = state.pager.source
+        try:
+            token = self.signer().sign(source.key_to_json(key), source.scope())
+        except InputError as exc:
+            notify(self, str(exc), title="Cursor secret", severity="error", timeout=10)
+            return
+        self.copy_text(token, f"a signed cursor of {what}")
 
     def action_copy_next_token(self) -> None:
-        page = self._page()
-        if page is None:
+        state = self._state()
+        if state is None or state.pager.current is None:
             return
+        page = state.pager.current
         if page.next_start_key is None:
-            self.notify("This is the last page: there is no next cursor.", severity="warning")
+            notify(self, "This is the last page: there is no next cursor.", severity="warning")
             return
-        self._copy_token(page.next_start_key, f"page {page.number + 1}")
+        self._copy_token(state, page.next_start_key, f"page {page.number + 1}")
 
     def action_copy_current_token(self) -> None:
-        page = self._page()
-        if page is not None:
-            self._copy_token(page.start_key, f"page {page.number}")
+        state = self._state()
+        if state is not None and state.pager.current is not None:
+            page = state.pager.current
+            self._copy_token(state, page.start_key, f"page {page.number}")
 
     def action_copy_start_key(self) -> None:
-        page = self._page()
-        if page is not None:
-            text = json.dumps(to_wire(page.start_key), ensure_ascii=False)
-            self.copy_text(text, f"the start key of page {page.number}")
+        state = self._state()
+        if state is None or state.pager.current is None:
+            return
+        page = state.pager.current
+        if page.start_key is None:
+            notify(
+                self,
+                f"Page {page.number} has no start key: it opens at the start of the result.",
+                severity="warning",
+            )
+            return
+        self.copy_text(state.query.key_json(page.start_key), f"the start key of page {page.number}")
 
     def action_paste_cursor(self) -> None:
-        if self.pager is None:
+        view = self.active_view
+        state = view.state
+        if state is None:
             return
-        spec = self.pager.spec
+        source = state.pager.source
 
-        def opened(start_key: Item | None) -> None:
-            if start_key:
-                self.start(spec, start_key)
-                self.notify("A new cursor stack: page 1 is the cursor's page.")
+        def opened(start_key: Any) -> None:
+            if start_key is not None and view.start(
+                state.query, start_key, note="A new cursor stack: page 1 is the cursor's page."
+            ):
+                pass
 
-        self.push_screen(PasteCursorScreen(self.signer, spec.scope()), opened)
+        self.push_screen(
+            PasteCursorScreen(self._signer, source.scope(), source.key_from_json), opened
+        )
 
     def action_inspect_cursor(self) -> None:
-        if self.pager is not None:
-            self.push_screen(InspectCursorScreen(self.signer, self.pager.spec.scope()))
+        state = self.active_view.state
+        if state is not None:
+            self.push_screen(InspectCursorScreen(self._signer, state.pager.source.scope()))
 
     def code_target(self) -> CodeTarget:
-        endpoint = self.client.meta.endpoint_url
+        client = self.session.client
+        endpoint = client.meta.endpoint_url
         default = "amazonaws.com" in endpoint  # the SDKs find AWS's own endpoints themselves
         return CodeTarget(
-            region=self.client.meta.region_name, endpoint_url=None if default else endpoint
+            region=client.meta.region_name, endpoint_url=None if default else endpoint
         )
 
     def action_show_code(self) -> None:
-        page = self._page()
-        if page is None or self.pager is None:
+        state = self._state()
+        if state is None or state.pager.current is None:
             return
+        page = state.pager.current
+        spec, schema = state.query.spec, state.query.schema
+        calls = page.cost.calls
+        first_limit = calls[0].limit if calls and spec.mode == "fill" else None
         code = {
             language: generate(
-                language,
-                self.pager.spec,
-                self.pager.schema,
-                page.start_key,
-                page.number,
-                self.code_target(),
+                language, spec, schema, page.start_key, page.number, self.code_target(), first_limit
             )
             for language in LANGUAGES
         }

@@ -1,18 +1,20 @@
-"""The cost sidebar: what the current page and the whole session cost."""
+"""What the current page and the whole session cost: a sidebar, or one line when narrow."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.widgets import Label, Sparkline, Static
 
 from dynotui.core.advisor import Finding
-from dynotui.core.page import HasNext, Page, Totals
+from dynotui.core.page import HasNext, PageSummary, Totals
+from dynotui.core.text import visible
 
-BAR_WIDTH = 20
+BAR_WIDTH = 16
 NEXT_WORDS = {
     HasNext.YES: "next page: yes",
     HasNext.UNKNOWN: "next page: more may follow",
@@ -20,11 +22,18 @@ NEXT_WORDS = {
 }
 
 
-def waste_bar(page: Page, width: int = BAR_WIDTH) -> Text:
-    """ScannedCount as a bar: the kept part, then the discarded part."""
-    if not page.scanned_count:
+def plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def waste_bar(page: PageSummary[Any], width: int = BAR_WIDTH) -> Text:
+    """What was read as a bar: the kept part, then the discarded part."""
+    read = page.scanned_count
+    if read is None:
+        return Text("read count not reported", style="dim")
+    if not read:
         return Text("nothing read", style="dim")
-    kept = round(width * page.count / page.scanned_count)
+    kept = round(width * page.count / read)
     kept = min(width, max(kept, 1 if page.count else 0))
     bar = Text()
     bar.append("█" * kept, style="green")
@@ -32,27 +41,33 @@ def waste_bar(page: Page, width: int = BAR_WIDTH) -> Text:
     return bar
 
 
-def page_text(page: Page) -> Text:
+def page_text(page: PageSummary[Any]) -> Text:
+    cost = page.cost
     text = Text()
     text.append(f"Page {page.number}", style="bold")
     text.append("  cached\n" if page.cached else "  fresh\n", style="dim" if page.cached else "")
-    cap = page.capacity
-    text.append(f"Capacity   {cap.total:g} RCU\n")
-    text.append(f"  table    {cap.table:g}\n")
-    for name, units in sorted(cap.indexes.items()):
-        text.append(f"  {name:<8} {units:g}\n")
-    text.append(f"Scanned    {page.scanned_count:,}\n")
-    text.append(f"Count      {page.count:,}   shown {len(page.items):,}\n")
+    for label, value in cost.fields():
+        text.append(f"{visible(label):<10} {visible(value)}\n")
+    read = page.scanned_count
+    text.append(f"Scanned    {'not reported' if read is None else f'{read:,}'}\n")
+    text.append(f"Count      {page.count:,}   shown {page.shown:,}\n")
     text.append_text(waste_bar(page))
-    style = "bold red" if page.waste_ratio > 0.5 else ""
-    text.append(f" {page.waste_ratio:.0%} waste\n", style=style)
-    if page.waste:
-        text.append(f"  {page.waste:,} read, paid for, discarded\n", style=style or "dim")
-    text.append(f"Calls      {len(page.calls)}  {page.latency_ms:.1f} ms\n")
-    cut = sum(1 for c in page.calls if c.last_evaluated_key and c.scanned < c.limit)
+    if read is not None:
+        style = "bold red" if page.waste_ratio > 0.5 else ""
+        text.append(f" {page.waste_ratio:.0%} waste\n", style=style)
+        if page.waste:
+            text.append(f"  {page.waste:,} read, paid for, discarded\n", style=style or "dim")
+    else:
+        text.append("\n")
+    text.append(f"Calls      {cost.requests}  {cost.latency_ms:.1f} ms\n")
+    if cost.retries:
+        text.append(
+            f"Retries    {cost.retries} (throttled or failed, then served)\n", style="yellow"
+        )
     text.append(f"Ended      {page.ended_by.words}\n")
-    if cut:
-        text.append(f"  1 MB limit cut {cut} call(s)\n", style="yellow")
+    cuts = getattr(cost, "size_cuts", 0)
+    if cuts:
+        text.append(f"  1 MB limit cut {cuts} call(s)\n", style="yellow")
     text.append(NEXT_WORDS[page.has_next] + "\n", style="bold")
     if page.empty_with_key:
         text.append(
@@ -62,40 +77,77 @@ def page_text(page: Page) -> Text:
     return text
 
 
-def totals_text(totals: Totals) -> Text:
+def _headline(cost: Any) -> str:
+    value = cost.headline if cost is not None else 0.0
+    return "not reported" if value is None else f"{value:g} {cost.unit if cost else ''}".strip()
+
+
+def totals_text(totals: Totals[Any]) -> Text:
     text = Text()
     text.append("Session\n", style="bold")
     text.append(f"Pages read {totals.pages_read:,}  calls {totals.calls:,}\n")
-    text.append(f"Capacity   {totals.capacity.total:g} RCU\n")
+    text.append(f"Cost       {_headline(totals.cost)}\n")
     text.append(f"Scanned    {totals.scanned:,}  Count {totals.count:,}\n")
+    retries = totals.cost.retries if totals.cost is not None else 0
+    if retries:
+        text.append(f"Retries    {retries:,}\n", style="yellow")
+    if totals.abandoned is not None:
+        text.append(
+            f"Spent on abandoned reads {_headline(totals.abandoned)} "
+            f"({plural(totals.abandoned.requests, 'call')})\n",
+            style="yellow",
+        )
     return text
 
 
-class CostSidebar(Vertical):
+def strip_text(page: PageSummary[Any] | None, totals: Totals[Any]) -> Text:
+    """The sidebar in one line, for narrow terminals."""
+    if page is None:
+        return Text("No page read yet.", style="dim")
+    read = page.scanned_count
+    text = Text()
+    text.append(f"p{page.number}{' cached' if page.cached else ''} · ")
+    text.append(f"{_headline(page.cost)} · ")
+    text.append(f"scanned {'?' if read is None else f'{read:,}'} count {page.count:,} ")
+    if read:
+        text.append(
+            f"waste {page.waste_ratio:.0%}",
+            style="bold red" if page.waste_ratio > 0.5 else "",
+        )
+    text.append(f" · {NEXT_WORDS[page.has_next]} · session {_headline(totals.cost)}")
+    return text
+
+
+class CostSidebar(VerticalScroll):
     """Per page: capacity, ScannedCount vs Count, waste, calls, why it ended."""
+
+    can_focus = False
 
     def compose(self) -> ComposeResult:
         yield Static("No page read yet.", id="page-cost")
         yield Static("", id="session-cost")
-        yield Label("Capacity per page", id="spark-label")
+        yield Label("Cost per page", id="spark-label")
         yield Sparkline([], id="capacity-spark")
         yield Static("", id="advice")
 
     def show(
         self,
-        page: Page | None,
-        totals: Totals,
-        series: list[Page],
+        page: PageSummary[Any] | None,
+        totals: Totals[Any],
+        series: Sequence[PageSummary[Any]],
         findings: Sequence[Finding] = (),
     ) -> None:
-        cost = self.query_one("#page-cost", Static)
-        cost.update(page_text(page) if page else "No page read yet.")
+        self.query_one("#page-cost", Static).update(
+            page_text(page) if page else Text("No page read yet.")
+        )
         self.set_class(bool(page and page.waste_ratio > 0.5), "-wasteful")
         self.query_one("#session-cost", Static).update(totals_text(totals))
-        self.query_one("#capacity-spark", Sparkline).data = [p.capacity.total for p in series]
+        unit = totals.cost.unit if totals.cost is not None else "RCU"
+        self.query_one("#spark-label", Label).update(Text(f"{unit} per page (last {len(series)})"))
+        self.query_one("#capacity-spark", Sparkline).data = [p.cost.headline or 0.0 for p in series]
         advice = Text()
         if findings:
             advice.append("Advisor\n", style="bold")
             for finding in findings:
-                advice.append("• " + finding.text + "\n")
+                advice.append("• " + visible(finding.text) + "\n")
         self.query_one("#advice", Static).update(advice)

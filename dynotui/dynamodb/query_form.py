@@ -11,10 +11,12 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
-from dynotui.core.dynamo_json import from_wire, serialize
 from dynotui.core.errors import InputError
-from dynotui.core.schema import BASE, TableSchema
-from dynotui.core.spec import (
+from dynotui.dynamodb.condition import conjuncts, parse_condition
+from dynotui.dynamodb.dynamo_json import from_wire, serialize, to_wire
+from dynotui.dynamodb.expressions import auto_names
+from dynotui.dynamodb.schema import BASE, TableSchema
+from dynotui.dynamodb.spec import (
     DEFAULT_MAX_ROUNDS,
     DEFAULT_PAGE_SIZE,
     QuerySpec,
@@ -167,3 +169,70 @@ def _field_of(message: str) -> str:
         if needle in message:
             return field
     return "filter"
+
+
+def for_order(form: QueryForm, schema: TableSchema, order_name: str) -> tuple[QueryForm, str]:
+    """The form for another order of the same table, and a note on what was not kept.
+
+    What still applies is kept: the partition value when the partition key is the same
+    attribute, the filter and its values, the projection, page size, mode and rounds.
+    A Query's filter may not test the new order's key attributes (DynamoDB refuses
+    it); then the filter is dropped, and an ``attribute = value`` condition on the new
+    partition key becomes its partition value.
+    """
+    old, new = schema.order(form.order), schema.order(order_name)
+    partition = form.partition_value if old.partition_key == new.partition_key else ""
+    changed = QueryForm(
+        order=order_name,
+        scan=form.scan,
+        partition_value=partition,
+        filter=form.filter,
+        values=form.values,
+        projection=form.projection,
+        page_size=form.page_size,
+        mode=form.mode,
+        max_rounds=form.max_rounds,
+    )
+    if form.scan or not form.filter.strip():
+        return changed, ""
+    try:
+        text, names = auto_names(form.filter.strip(), {})
+        values = {k: to_wire({"v": v})["v"] for k, v in parse_values(form.values).items()}
+        tree = parse_condition(text, names, values, "filter")
+    except InputError:
+        return changed, ""
+    tested = _tested(tree)
+    keys = set(new.key_names)
+    if not tested & keys:
+        return changed, ""
+    for condition in conjuncts(tree):
+        if (
+            condition[0] == "compare"
+            and condition[1] == "="
+            and condition[2] == ["path", [new.partition_key.name]]
+            and condition[3][0] == "value"
+            and not partition
+        ):
+            ((kind, inner),) = condition[3][1].items()
+            if kind == new.partition_key.type and isinstance(inner, str):
+                partition = inner
+    dropped = changed.with_(filter="", values="", partition_value=partition)
+    return dropped, (
+        f"The filter tests {', '.join(sorted(tested & keys))}, a key attribute of "
+        f"'{order_name}', which DynamoDB allows only in the key condition: it was left out."
+    )
+
+
+def _tested(tree: Any) -> set[str]:
+    names: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            if node and node[0] == "path":
+                names.add(str(node[1][0]))
+                return
+            for child in node:
+                walk(child)
+
+    walk(tree)
+    return names

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Literal
 
-from dynotui.core.errors import InputError, translate
+from dynotui.core.cursor import duration
+from dynotui.core.errors import InputError
+from dynotui.dynamodb.errors import translate
 
 ITEM_COUNT_NOTE = "approximate: DynamoDB refreshes it about every six hours"
+REFRESH_SECONDS = 6 * 3600
 BASE = "table"
 
 OrderKind = Literal["table", "lsi", "gsi"]
@@ -71,6 +75,19 @@ class TableSchema:
     size_bytes: int | None
     orders: tuple[SortOrder, ...]
     attributes: tuple[str, ...] = ()  # every attribute named in AttributeDefinitions
+    created: datetime | None = None
+
+    def count_note(self, now: datetime | None = None) -> str:
+        """Why ItemCount is approximate, and how young the table is when that matters."""
+        if self.created is None:
+            return ITEM_COUNT_NOTE
+        age = ((now or datetime.now(timezone.utc)) - self.created).total_seconds()
+        if age < REFRESH_SECONDS:
+            return (
+                f"the table was created {duration(age)} ago and DynamoDB refreshes counts about "
+                "every six hours, so the count may not hold recent writes yet"
+            )
+        return ITEM_COUNT_NOTE
 
     @property
     def base(self) -> SortOrder:
@@ -143,6 +160,7 @@ def parse_schema(table: dict[str, Any]) -> TableSchema:
         size_bytes=table.get("TableSizeBytes"),
         orders=tuple(orders),
         attributes=tuple(types),
+        created=table.get("CreationDateTime"),
     )
 
 
@@ -168,7 +186,7 @@ def list_tables(client: Any, page_size: int = 100) -> list[str]:
 def summary(schema: TableSchema) -> str:
     count = "unknown" if schema.item_count is None else f"{schema.item_count:,}"
     lines = [
-        f"{schema.name} [{schema.status}]: ~{count} items ({ITEM_COUNT_NOTE})",
+        f"{schema.name} [{schema.status}]: ~{count} items ({schema.count_note()})",
         *(f"  {order.describe()}" for order in schema.orders),
     ]
     return "\n".join(lines)

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, Literal
 
-from dynotui.core.dynamo_json import AttributeValue, Item, to_wire
 from dynotui.core.errors import InputError
-from dynotui.core.expressions import auto_names, check_placeholders, placeholders, substitute
-from dynotui.core.schema import KeyAttribute, SortOrder, TableSchema
+from dynotui.dynamodb.condition import Tree, canonical, conjuncts, parse_condition
+from dynotui.dynamodb.dynamo_json import AttributeValue, Item, number_problem, to_wire
+from dynotui.dynamodb.expressions import auto_names, check_placeholders, placeholders
+from dynotui.dynamodb.schema import KeyAttribute, SortOrder, TableSchema
 
 Mode = Literal["raw", "fill"]
 PAGE_SIZE_MAX = 1000
@@ -69,6 +69,7 @@ class QuerySpec:
         if self.scan and self.key_condition:
             raise InputError("a Scan takes no key condition; use a filter, or make it a Query")
         check_placeholders(self.expressions(), self.names, self.values)
+        self.trees()  # a syntax error is named here, before any call
 
     def validate(self, schema: TableSchema) -> SortOrder:
         """Refuse, with a sentence naming the field, anything DynamoDB would refuse."""
@@ -142,22 +143,36 @@ class QuerySpec:
         tops = (p.strip().split(".")[0].split("[")[0] for p in self.projection.split(","))
         return tuple(dict.fromkeys(self.names.get(t, t) for t in tops))
 
+    def trees(self) -> tuple[Tree | None, Tree | None]:
+        """The key condition and the filter as canonical trees (names and values resolved)."""
+        values = {k: to_wire({"v": v})["v"] for k, v in self.values.items()}
+        return tuple(  # type: ignore[return-value]
+            parse_condition(text, self.names, values, field) if text else None
+            for field, text in (("key condition", self.key_condition), ("filter", self.filter))
+        )
+
     def scope(self) -> str:
         """The canonical identity of the result set: table, index, conditions with their
-        values, direction. Placeholder spelling and spacing do not change it."""
-        values = {
-            k: json.dumps(to_wire({"v": v})["v"], sort_keys=True, separators=(",", ":"))
-            for k, v in self.values.items()
-        }
-        parts = {
-            "table": self.table,
-            "index": self.index or "",
-            "op": self.operation,
-            "key": substitute(self.key_condition or "", self.names, values),
-            "filter": substitute(self.filter or "", self.names, values),
-            "forward": True if self.scan else self.forward,
-        }
-        return json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        values, direction, as canonical JSON of the parsed expressions, so spelling,
+        spacing and placeholder names do not change it and no name can pose as syntax."""
+        key, filter_tree = self.trees()
+        return canonical(
+            {
+                "source": "dynamodb",
+                "table": self.table,
+                "index": self.index or "",
+                "op": self.operation,
+                "key": key,
+                "filter": filter_tree,
+                "forward": True if self.scan else self.forward,
+            }
+        )
+
+    def conditions(self) -> frozenset[str]:
+        """Every condition an item must meet, key condition and filter together: two
+        queries with the same conditions read the same result set in another order."""
+        key, filter_tree = self.trees()
+        return frozenset(canonical(c) for c in [*conjuncts(key), *conjuncts(filter_tree)])
 
 
 def from_expressions(
@@ -198,12 +213,9 @@ def from_expressions(
 def typed_value(key: KeyAttribute, text: str, role: str) -> AttributeValue:
     """A key value typed by its attribute definition: S as is, N checked, B from base64."""
     if key.type == "N":
-        try:
-            number = Decimal(text.strip())
-        except InvalidOperation:
-            number = None
-        if number is None or not number.is_finite():
-            raise InputError(f"{role} '{key.name}' is a number (N): {text!r} is not a number")
+        problem = number_problem(text.strip())
+        if problem:
+            raise InputError(f"{role} '{key.name}' is a number (N): {text!r} {problem}")
         return {"N": text.strip()}
     if key.type == "B":
         try:

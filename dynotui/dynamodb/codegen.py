@@ -16,9 +16,9 @@ from typing import Any
 
 from botocore.paginate import TokenEncoder
 
-from dynotui.core.dynamo_json import AttributeValue, Item, to_wire
-from dynotui.core.schema import TableSchema
-from dynotui.core.spec import QuerySpec
+from dynotui.dynamodb.dynamo_json import AttributeValue, Item, to_wire
+from dynotui.dynamodb.schema import TableSchema
+from dynotui.dynamodb.spec import QuerySpec
 
 LANGUAGES = ("boto3", "aws-cli", "javascript")
 
@@ -47,7 +47,12 @@ def _title(spec: QuerySpec, page: int) -> str:
 
 
 def boto3_code(
-    spec: QuerySpec, schema: TableSchema, start_key: Item | None, page: int, target: CodeTarget
+    spec: QuerySpec,
+    schema: TableSchema,
+    start_key: Item | None,
+    page: int,
+    target: CodeTarget,
+    first_limit: int,
 ) -> str:
     connect = ", ".join(
         f"{name}={value!r}"
@@ -71,6 +76,7 @@ and the filter applies after it).
 
 import base64
 import json
+import math
 
 import boto3
 
@@ -90,15 +96,24 @@ def one_page(start_key, limit={spec.page_size}):
     return {call}(**request)
 
 
-def next_matches(start_key, n):
-    """The next n matching items, following LastEvaluatedKey until n or the end."""
-    items = []
+def next_matches(start_key, n, limit={first_limit}):
+    """The next n matching items, following LastEvaluatedKey until n or the end.
+
+    Limit follows the share of items the filter keeps, as dynotui's fill mode does:
+    the items are the same whatever Limit is, only the number of calls changes.
+    """
+    items, scanned, matched = [], 0, 0
     while True:
-        response = one_page(start_key)
+        response = one_page(start_key, limit)
         items.extend(response["Items"])
+        scanned += response["ScannedCount"]
+        matched += response["Count"]
         start_key = response.get("LastEvaluatedKey")
         if len(items) >= n or start_key is None:
             return items[:n]
+        need = n - len(items)
+        guess = math.ceil(need * scanned / matched) if matched else limit * 4
+        limit = min(1000, max(need, guess))
 
 
 for item in {run}:
@@ -111,7 +126,12 @@ def _cli_json(value: Any) -> str:
 
 
 def cli_command(
-    spec: QuerySpec, schema: TableSchema, start_key: Item | None, page: int, target: CodeTarget
+    spec: QuerySpec,
+    schema: TableSchema,
+    start_key: Item | None,
+    page: int,
+    target: CodeTarget,
+    first_limit: int,
 ) -> str:
     params = _params(spec, schema)
     parts = [f"aws dynamodb {spec.operation}", f"--table-name {shlex.quote(spec.table)}"]
@@ -145,7 +165,8 @@ def cli_command(
             # The CLI's own pagination token: it wraps the same ExclusiveStartKey.
             token = TokenEncoder().encode({"ExclusiveStartKey": start_key})
             parts.append(f"--starting-token {token}")
-        parts.append(f"--max-items {spec.page_size} --page-size {spec.page_size}")
+        # The CLI's pages do not adapt: one Limit sized by the selectivity dynotui measured.
+        parts.append(f"--max-items {spec.page_size} --page-size {first_limit}")
     if target.region:
         parts.append(f"--region {shlex.quote(target.region)}")
     if target.endpoint_url:
@@ -197,7 +218,12 @@ def _js_object(item: Item, indent: int = 0) -> str:
 
 
 def javascript_code(
-    spec: QuerySpec, schema: TableSchema, start_key: Item | None, page: int, target: CodeTarget
+    spec: QuerySpec,
+    schema: TableSchema,
+    start_key: Item | None,
+    page: int,
+    target: CodeTarget,
+    first_limit: int,
 ) -> str:
     params = _params(spec, schema)
     command = "ScanCommand" if spec.scan else "QueryCommand"
@@ -236,13 +262,21 @@ async function onePage(startKey, limit = {spec.page_size}) {{
   return client.send(new {command}({{ ...PARAMS, Limit: limit, ExclusiveStartKey: startKey }}));
 }}
 
-async function nextMatches(startKey, n) {{
+// Limit follows the share of items the filter keeps, as dynotui's fill mode does.
+async function nextMatches(startKey, n, limit = {first_limit}) {{
   const items = [];
+  let scanned = 0;
+  let matched = 0;
   for (;;) {{
-    const page = await onePage(startKey);
+    const page = await onePage(startKey, limit);
     items.push(...page.Items);
+    scanned += page.ScannedCount;
+    matched += page.Count;
     startKey = page.LastEvaluatedKey;
     if (items.length >= n || startKey === undefined) return items.slice(0, n);
+    const need = n - items.length;
+    const guess = matched ? Math.ceil((need * scanned) / matched) : limit * 4;
+    limit = Math.min(1000, Math.max(need, guess));
   }}
 }}
 
@@ -261,6 +295,11 @@ def generate(
     start_key: Item | None,
     page: int,
     target: CodeTarget | None = None,
+    first_limit: int | None = None,
 ) -> str:
+    """``first_limit``: the Limit of the page's first call in fill mode (the reader sizes it
+    by the selectivity seen so far); the page size when not given."""
     makers = {"boto3": boto3_code, "aws-cli": cli_command, "javascript": javascript_code}
-    return makers[language](spec, schema, start_key, page, target or CodeTarget())
+    return makers[language](
+        spec, schema, start_key, page, target or CodeTarget(), first_limit or spec.page_size
+    )

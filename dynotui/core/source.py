@@ -1,0 +1,41 @@
+"""What the pager needs from a database: read a page from a boundary, and its scope.
+
+A boundary (a "start key") is whatever the database resumes from: DynamoDB's
+ExclusiveStartKey, a PartiQL NextToken, the sort values of the last row shown on
+PostgreSQL. The pager stores boundaries and never looks inside them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from dynotui.core.advisor import Advisor
+from dynotui.core.cancel import CancelToken
+from dynotui.core.page import Page
+
+
+class Source(Protocol):
+    """One query on one database, validated: everything a pager reads from."""
+
+    def scope(self) -> str:
+        """The canonical identity of the result set; cursor tokens are bound to it."""
+
+    def read_page(
+        self,
+        start_key: Any,
+        number: int,
+        *,
+        selectivity: float | None,
+        cancel: CancelToken,
+    ) -> Page[Any]:
+        """Page ``number`` from ``start_key``; changes nothing; checks ``cancel`` between
+        calls. ``selectivity`` is the share of read items that matched so far, a hint."""
+
+    def key_to_json(self, key: Any) -> Any:
+        """A boundary as JSON, for cursor tokens."""
+
+    def key_from_json(self, data: Any) -> Any:
+        """A boundary from untrusted JSON; raises InputError unless it is well formed."""
+
+    def advisor(self) -> Advisor:
+        """A fresh advisor for this query, fed every page read."""

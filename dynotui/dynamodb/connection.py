@@ -1,0 +1,179 @@
+"""A DynamoDB client from the normal AWS chain, with the CLI's option names.
+
+Timeouts and retries are set deliberately (and are flags): an endpoint that accepts
+connections and never answers costs ``read_timeout`` per attempt, not minutes. A
+read that is cancelled makes no further attempt: a botocore hook checks the
+reading thread's cancel token before every request it sends, retries included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import math
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+from dynotui import __version__
+from dynotui.core.cancel import CancelToken
+from dynotui.core.errors import InputError, ReadCancelled
+
+# DynamoDB Local accepts any credentials; these spare a first-time user with no AWS
+# configuration at all a "no credentials" error against their own laptop.
+LOCAL_FALLBACK = {"aws_access_key_id": "dynotui", "aws_secret_access_key": "dynotui"}
+LOCAL_REGION = "us-east-1"
+DEFAULT_CONNECT_TIMEOUT = 5.0
+DEFAULT_READ_TIMEOUT = 15.0
+DEFAULT_MAX_ATTEMPTS = 5
+
+
+class ConnectionSetupError(InputError):
+    """The connection options cannot give a client; the message says which to set."""
+
+
+@dataclass(frozen=True)
+class ConnectionOptions:
+    profile: str | None = None
+    region: str | None = None
+    endpoint_url: str | None = None
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+
+
+def is_loopback_url(url: str | None) -> bool:
+    if not url:
+        return False
+    host = urlparse(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_endpoint(url: str, name: str = "--endpoint-url") -> str:
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ConnectionSetupError(
+            f"{name} {url!r} is not a URL: give one like http://localhost:8000"
+        )
+    try:
+        parsed.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        raise ConnectionSetupError(f"{name} {url!r} has a port that is not a number") from None
+    return url
+
+
+def effective_endpoint(
+    options: ConnectionOptions, env: Mapping[str, str] | None = None
+) -> str | None:
+    """The endpoint botocore will use: the option, else the service or global env variable."""
+    env = os.environ if env is None else env
+    return (
+        options.endpoint_url
+        or env.get("AWS_ENDPOINT_URL_DYNAMODB")
+        or env.get("AWS_ENDPOINT_URL")
+        or None
+    )
+
+
+def effective_region(
+    options: ConnectionOptions, profile_region: str | None, env: Mapping[str, str] | None = None
+) -> str | None:
+    """--region, else AWS_REGION (what the AWS CLI v2 and newer SDKs read; boto3 reads
+    only AWS_DEFAULT_REGION), else AWS_DEFAULT_REGION or the profile's."""
+    env = os.environ if env is None else env
+    return options.region or env.get("AWS_REGION") or profile_region or None
+
+
+def _check_timeouts(options: ConnectionOptions) -> None:
+    for name, value in (
+        ("--connect-timeout", options.connect_timeout),
+        ("--read-timeout", options.read_timeout),
+    ):
+        if not math.isfinite(value) or not 0 < value <= 3600:
+            raise ConnectionSetupError(f"{name} must be 0 to 3600 seconds, got {value}")
+    if not 1 <= options.max_attempts <= 20:
+        raise ConnectionSetupError(f"--max-attempts must be 1 to 20, got {options.max_attempts}")
+
+
+def make_client(options: ConnectionOptions) -> Any:
+    """A boto3 DynamoDB client; throttling and dropped connections are retried by botocore."""
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import ProfileNotFound
+
+    _check_timeouts(options)
+    endpoint = effective_endpoint(options)
+    if endpoint:
+        check_endpoint(
+            endpoint, "--endpoint-url" if options.endpoint_url else "AWS_ENDPOINT_URL_DYNAMODB"
+        )
+    try:
+        session = boto3.Session(profile_name=options.profile)
+    except ProfileNotFound as exc:
+        raise ConnectionSetupError(
+            f"AWS profile '{options.profile}' is not in your AWS config: check --profile."
+        ) from exc
+    local = is_loopback_url(endpoint)
+    region = effective_region(options, session.region_name) or (LOCAL_REGION if local else None)
+    if region is None:
+        raise ConnectionSetupError(
+            "no AWS region: pass --region, set AWS_REGION, or set one in your profile."
+        )
+    extra: dict[str, str] = {}
+    if local and session.get_credentials() is None:
+        extra = dict(LOCAL_FALLBACK)
+    config = Config(
+        retries={"mode": "standard", "max_attempts": options.max_attempts},
+        connect_timeout=options.connect_timeout,
+        read_timeout=options.read_timeout,
+        user_agent_extra=f"dynotui/{__version__}",
+    )
+    client = session.client(
+        "dynamodb", region_name=region, endpoint_url=options.endpoint_url, config=config, **extra
+    )
+    install_cancel_hook(client)
+    return client
+
+
+def describe(client: Any, options: ConnectionOptions) -> str:
+    """One line for headers: endpoint, region, profile."""
+    profile = options.profile or os.environ.get("AWS_PROFILE") or "default chain"
+    return f"{client.meta.endpoint_url} · {client.meta.region_name} · profile: {profile}"
+
+
+# -- cancelling between attempts ---------------------------------------------------------
+
+_reading = threading.local()
+
+
+def _before_send(**_: Any) -> None:
+    token: CancelToken | None = getattr(_reading, "token", None)
+    if token is not None and token.cancelled:
+        raise ReadCancelled()
+
+
+def install_cancel_hook(client: Any) -> None:
+    """Make every request of ``client`` (retries too) honour the reading thread's token."""
+    if getattr(client.meta, "_dynotui_cancel_hook", False):
+        return
+    client.meta.events.register("before-send.dynamodb", _before_send)
+    client.meta._dynotui_cancel_hook = True
+
+
+@contextlib.contextmanager
+def cancellable(token: CancelToken) -> Iterator[None]:
+    """Within this block, this thread's requests stop once ``token`` is cancelled."""
+    previous = getattr(_reading, "token", None)
+    _reading.token = token
+    try:
+        yield
+    finally:
+        _reading.token = previous

@@ -1,0 +1,154 @@
+"""What DynamoDB calls cost: consumed capacity, ScannedCount against Count, retries."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    """Read capacity units: the total, the table's share and each index's."""
+
+    total: float = 0.0
+    table: float = 0.0
+    indexes: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_response(cls, consumed: Mapping[str, Any] | None) -> Capacity | None:
+        """None when the endpoint reported nothing (DynamoDB Local for PartiQL): not 0."""
+        if not consumed:
+            return None
+        indexes: dict[str, float] = {}
+        for group in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+            for name, units in (consumed.get(group) or {}).items():
+                indexes[name] = indexes.get(name, 0.0) + float(units.get("CapacityUnits", 0.0))
+        total = float(consumed.get("CapacityUnits", 0.0))
+        table = consumed.get("Table")
+        return cls(
+            total=total,
+            # With ReturnConsumedCapacity TOTAL there is no breakdown: it is all the table's
+            # unless indexes are named.
+            table=float(table.get("CapacityUnits", 0.0))
+            if table
+            else total - sum(indexes.values()),
+            indexes=indexes,
+        )
+
+    def __add__(self, other: Capacity) -> Capacity:
+        indexes = dict(self.indexes)
+        for name, units in other.indexes.items():
+            indexes[name] = indexes.get(name, 0.0) + units
+        return Capacity(self.total + other.total, self.table + other.table, indexes)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"total": self.total, "table": self.table, "indexes": dict(self.indexes)}
+
+
+def _add_capacity(a: Capacity | None, b: Capacity | None) -> Capacity | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request and what DynamoDB said about it."""
+
+    limit: int
+    count: int
+    scanned: int | None  # None: the operation reports no ScannedCount (PartiQL)
+    capacity: Capacity | None  # None: not reported by this endpoint
+    latency_ms: float
+    retries: int
+    more: bool  # a LastEvaluatedKey (or NextToken) came back
+
+    @property
+    def cut_by_size(self) -> bool:
+        """The 1 MB limit ended the call before Limit items were evaluated."""
+        return self.more and self.scanned is not None and self.scanned < self.limit
+
+
+@dataclass(frozen=True, slots=True)
+class DynamoCost:
+    """A page's calls, or a session's sums (which drop the per-call detail)."""
+
+    requests: int = 0
+    read: int | None = 0
+    matched: int = 0
+    capacity: Capacity | None = None
+    latency_ms: float = 0.0
+    retries: int = 0
+    size_cuts: int = 0
+    calls: tuple[Call, ...] = ()
+
+    unit = "RCU"
+
+    @classmethod
+    def of(cls, calls: tuple[Call, ...]) -> DynamoCost:
+        total = cls()
+        for call in calls:
+            total = total + cls(
+                1,
+                call.scanned,
+                call.count,
+                call.capacity,
+                call.latency_ms,
+                call.retries,
+                int(call.cut_by_size),
+            )
+        return DynamoCost(
+            total.requests,
+            total.read,
+            total.matched,
+            total.capacity,
+            total.latency_ms,
+            total.retries,
+            total.size_cuts,
+            calls,
+        )
+
+    def __add__(self, other: DynamoCost) -> DynamoCost:
+        read = None if self.read is None or other.read is None else self.read + other.read
+        if not self.requests:
+            read = other.read
+        elif not other.requests:
+            read = self.read
+        return DynamoCost(
+            self.requests + other.requests,
+            read,
+            self.matched + other.matched,
+            _add_capacity(self.capacity, other.capacity),
+            self.latency_ms + other.latency_ms,
+            self.retries + other.retries,
+            self.size_cuts + other.size_cuts,
+        )
+
+    @property
+    def headline(self) -> float | None:
+        return self.capacity.total if self.capacity is not None else None
+
+    def fields(self) -> list[tuple[str, str]]:
+        if self.capacity is None:
+            return [("Capacity", "not reported by this endpoint")]
+        lines = [
+            ("Capacity", f"{self.capacity.total:g} RCU"),
+            ("  table", f"{self.capacity.table:g}"),
+        ]
+        lines += [
+            (f"  {name}", f"{units:g}") for name, units in sorted(self.capacity.indexes.items())
+        ]
+        return lines
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "consumed_capacity": self.capacity.as_json() if self.capacity else None,
+            "count": self.matched,
+            "scanned_count": self.read,
+            "calls": self.requests,
+            "retries": self.retries,
+            "latency_ms": round(self.latency_ms, 3),
+        }

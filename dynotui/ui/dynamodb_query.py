@@ -1,0 +1,129 @@
+"""A DynamoDB Query or Scan as the UI sees it: how it is titled, which columns come
+first, how an item looks in a cell and in the item view. No paging logic here."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from dynotui.core.exact_json import dumps as exact_dumps
+from dynotui.core.text import visible
+from dynotui.dynamodb.advice import Measurements, tied_rows
+from dynotui.dynamodb.dynamo_json import Item, plain_item, to_wire
+from dynotui.dynamodb.expressions import substitute
+from dynotui.dynamodb.query_form import QueryForm
+from dynotui.dynamodb.schema import SortOrder, TableSchema
+from dynotui.dynamodb.source import QuerySource
+from dynotui.dynamodb.spec import QuerySpec
+from dynotui.ui.cells import NOT_PROJECTED, cell, key_text
+
+
+def _resolved(expression: str, spec: QuerySpec) -> str:
+    values = {}
+    for name, value in spec.values.items():
+        ((kind, inner),) = value.items()
+        values[name] = repr(inner) if kind == "S" else str(inner)
+    return substitute(expression, spec.names, values)
+
+
+@dataclass(frozen=True)
+class DynamoQuery:
+    schema: TableSchema
+    form: QueryForm
+    spec: QuerySpec
+
+    @property
+    def order(self) -> SortOrder:
+        return self.schema.order(self.spec.index)
+
+    @property
+    def table(self) -> str:
+        return self.schema.name
+
+    def make_source(
+        self, client: Any, measurements: Measurements | None, clock: Any = time.perf_counter
+    ) -> QuerySource:
+        return QuerySource(client, self.spec, self.schema, measurements=measurements, clock=clock)
+
+    # -- words ------------------------------------------------------------------------------
+
+    def conditions_text(self) -> str:
+        parts = [
+            _resolved(text, self.spec)
+            for text in (self.spec.key_condition, self.spec.filter)
+            if text
+        ]
+        return visible(" AND ".join(parts)) if parts else "every item"
+
+    def title(self) -> str:
+        spec, order = self.spec, self.order
+        if spec.scan:
+            what = (
+                "Scan (reads the whole table)"
+                if order.kind == "table"
+                else (f"Scan (reads the whole index {order.name})")
+            )
+        else:
+            what = "Query"
+        parts = [f"{what} {self.schema.name} · {order.name} ({order.kind})"]
+        if spec.key_condition:
+            parts.append(_resolved(spec.key_condition, spec))
+        if spec.filter:
+            parts.append("filter " + _resolved(spec.filter, spec))
+        if not spec.scan:
+            parts.append("desc" if not spec.forward else "asc")
+        parts.append(f"{spec.mode} · {spec.page_size}/page")
+        if order.kind == "gsi":
+            parts.append("eventually consistent")
+        elif spec.consistent_read:
+            parts.append("strongly consistent")
+        if order.projection != "ALL":
+            parts.append(f"projects {order.projection}")
+        return visible(" · ".join(parts))
+
+    def notes(self, page: Any) -> list[str]:
+        ties = tied_rows(page.items, self.order)
+        if ties:
+            return [f"{ties} rows tie on the index key: no defined order among them"]
+        return []
+
+    def conditions(self) -> frozenset[str]:
+        return self.spec.conditions()
+
+    # -- columns and cells -----------------------------------------------------------------
+
+    def key_columns(self) -> tuple[str, ...]:
+        return self.schema.cursor_key_names(self.spec.index)
+
+    def known_columns(self) -> tuple[str, ...]:
+        """Attributes to show even when absent: what the projection asked for, or what the
+        table defines that this order does not carry (shown as not projected)."""
+        return self.spec.projected_names() or self.schema.not_projected(self.spec.index)
+
+    def cells(self, item: Item) -> dict[str, str]:
+        row = {name: cell(value) for name, value in item.items()}
+        for name in self.known_columns():
+            if name not in row and not self.order.projects(name, self.schema.table_key_names):
+                row[name] = NOT_PROJECTED
+        return row
+
+    def boundary_text(self, key: Any) -> str:
+        return key_text(key, self.key_columns())
+
+    # -- whole items -----------------------------------------------------------------------
+
+    def item_json(self, item: Item, typed: bool) -> str:
+        if typed:
+            return json.dumps(to_wire(item), indent=2, ensure_ascii=False)
+        return exact_dumps(plain_item(item), indent=2)
+
+    def item_formats(self) -> tuple[str, str]:
+        return "plain JSON", "DynamoDB JSON"
+
+    def page_lines(self, items: list[Item]) -> str:
+        return "".join(json.dumps(to_wire(i), ensure_ascii=False) + "\n" for i in items)
+
+    def key_json(self, key: Any) -> str:
+        return json.dumps(to_wire(key), ensure_ascii=False)

@@ -1,0 +1,20 @@
+"""What every view of the app shares: the connection, the clock, what was measured."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dynotui.dynamodb.advice import Measurements
+from dynotui.dynamodb.connection import ConnectionOptions
+
+
+@dataclass
+class Session:
+    client: Any
+    options: ConnectionOptions = field(default_factory=ConnectionOptions)
+    label: str = ""
+    clock: Callable[[], float] = time.perf_counter
+    measurements: Measurements = field(default_factory=Measurements)
