@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from dynotui.local import demo_cache
 from dynotui.local.demo import seed_demo
 from dynotui.local.locate import ensure_home
 from dynotui.local.runner import DynamoDBLocal
+from dynotui.local.tables import create_table, table_definition, write_items
 
 _names = itertools.count(1)
 
@@ -49,3 +51,38 @@ def table_name(request: pytest.FixtureRequest) -> Callable[[str], str]:
         return f"t{os.getpid()}-{next(_names)}-{base}{suffix}"[:255]
 
     return make
+
+
+HOSTILE = {
+    "clear": "before\x1b[2Jafter",
+    "title": "\x1b]2;PWNED-TITLE\x07tail",
+    "clipboard": "\x1b]52;c;aGVsbG8=\x07",
+    "markup": "[bold red]x[/]",
+    "bidi": "abc\u202edcba",
+    "lines": "one\ntwo\tthree",
+    "c1": "csi\x9b2J",
+    "del": "rub\x7fout",
+}
+
+
+@pytest.fixture(scope="session")
+def hostile_table(client: Any) -> str:
+    name = "hostile-values"
+    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
+    items: list[dict] = [
+        {"pk": "p", "sk": f"{i:02d}-{key}", "value": value, f"name\x1b[31m{i}": "x"}
+        for i, (key, value) in enumerate(HOSTILE.items())
+    ]
+    items.append(
+        {
+            "pk": "p",
+            "sk": "99-odd",
+            "value": "z" * 100_000,
+            "nested": {"a\x1b": [Decimal("1.5"), {"b": None}]},
+            "blob": bytes(range(40)),
+            "tags": {"[red]t[/]", "\x1b[1m"},
+            "flag": True,
+        }
+    )
+    write_items(client, name, items)
+    return name

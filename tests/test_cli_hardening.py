@@ -158,3 +158,12 @@ def test_demo_says_it_ignores_an_endpoint_variable() -> None:
     assert "AWS_ENDPOINT_URL_DYNAMODB is set" in result.stderr
     assert "ignores it" in result.stderr and "--endpoint-url" in result.stderr
     assert demo.TABLE in result.stdout
+
+
+def test_pages_help_shows_defaults_and_explains_modes() -> None:
+    result = dynotui("pages", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "(default: 25)" in text and "(default: raw)" in text and "(default: 900)" in text
+    assert "raw: one call per page with Limit = page size" in text
+    assert "fill: calls until page size + 1 matches" in text

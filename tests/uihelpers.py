@@ -94,3 +94,9 @@ def sidebar_text(view: PagerView) -> str:
 
 def messages(app: DynotuiApp) -> list[str]:
     return [n.message for n in app._notifications]
+
+
+def screen_text(app: Any) -> list[str]:
+    """The screen as the terminal would show it, one string per line."""
+    strips = app.screen._compositor.render_strips()
+    return ["".join(segment.text for segment in strip) for strip in strips]

@@ -131,7 +131,7 @@ def make_client(options: ConnectionOptions) -> Any:
     if local and session.get_credentials() is None:
         extra = dict(LOCAL_FALLBACK)
     config = Config(
-        retries={"mode": "standard", "max_attempts": options.max_attempts},
+        retries={"mode": "standard", "total_max_attempts": options.max_attempts},
         connect_timeout=options.connect_timeout,
         read_timeout=options.read_timeout,
         user_agent_extra=f"dynotui/{__version__}",

@@ -3,8 +3,9 @@
 Key columns come first (index keys, then table keys), then attributes in the order
 they were first seen. An attribute missing from a page is a blank cell there, not a
 vanished column. A column's width is set when it first appears (its content so far,
-up to a cap) and changes only when the user asks (``fit``). When the columns do not
-fit, long free-text columns are narrowed first, so short ones stay in view.
+up to a cap) and only grows, to fit content seen later, up to the cap: a number is never
+cut. When the columns do not fit, long free-text columns are narrowed first, so short
+ones stay in view; a narrowed column stays narrow until the user asks (``fit``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ class ColumnLayout:
     hidden: set[str] = field(default_factory=set)
     widths: dict[str, int] = field(default_factory=dict)
     seen: dict[str, int] = field(default_factory=dict)  # widest content seen so far
+    narrowed: set[str] = field(default_factory=set)  # cut by ``fit``: they do not regrow
+
+    grown: list[str] = field(default_factory=list)  # widened by the last ``observe``
 
     def __post_init__(self) -> None:
         for name in self.key_names:
@@ -38,7 +42,8 @@ class ColumnLayout:
         self.widths[name] = min(CAP, self.seen[name])
 
     def observe(self, rows: Iterable[Mapping[str, str]], extra: Sequence[str] = ()) -> list[str]:
-        """Take in a page's cells; returns the columns that are new, in order."""
+        """Take in a page's cells; returns the columns that are new, in order. Columns seen
+        before widen to fit (see ``grown``)."""
         new: dict[str, int] = {name: 0 for name in extra if name not in self.seen}
         for row in rows:
             for name, text in row.items():
@@ -53,6 +58,15 @@ class ColumnLayout:
         for name in self._unsized:
             self.widths[name] = min(CAP, self.seen[name])
         self._unsized = set()
+        self.grown = [
+            name
+            for name in self.order
+            if name not in new
+            and name not in self.narrowed
+            and self.widths[name] < min(CAP, self.seen[name])
+        ]
+        for name in self.grown:
+            self.widths[name] = min(CAP, self.seen[name])
         return list(new)
 
     def visible(self) -> list[str]:
@@ -62,6 +76,7 @@ class ColumnLayout:
         """Narrow long free-text columns (widest first) until the visible ones fit in
         ``available`` cells; with ``to_content``, first reset widths to what was seen."""
         if to_content:
+            self.narrowed.clear()
             for name in self.order:
                 self.widths[name] = min(CAP, self.seen[name])
         shown = self.visible()
@@ -76,6 +91,7 @@ class ColumnLayout:
             cut = min(self.widths[name] - NARROW, total - available)
             if cut > 0:
                 self.widths[name] -= cut
+                self.narrowed.add(name)
                 total -= cut
 
     def move(self, name: str, step: int) -> None:

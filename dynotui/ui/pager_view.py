@@ -121,6 +121,7 @@ class PagerView(Horizontal):
         self._owners: dict[int, ViewState] = {}  # reads in flight, current or not
         self._reads = 0
         self._ticker: Timer | None = None
+        self.opening: tuple[str, float] | None = None  # a table being described, since when
 
     def on_mount(self) -> None:
         wants_strip = getattr(self.app, "wants_strip", None)
@@ -201,9 +202,30 @@ class PagerView(Horizontal):
             return
         self._begin(state, move, target)
 
+    def begin_opening(self, name: str) -> None:
+        """A table is being described: say so once it takes a moment; Esc abandons it."""
+        began = time.monotonic()
+        self.opening = (name, began)
+        self.set_timer(SLOW_READ, lambda: self._slow_opening(began))
+
+    def end_opening(self, name: str) -> bool:
+        """True if that table is still wanted (not abandoned with Esc since)."""
+        wanted = self.opening is not None and self.opening[0] == name
+        self.opening = None
+        if self._read is None:
+            self._stop_ticker()
+        self._show_status()
+        return wanted
+
+    def _slow_opening(self, began: float) -> None:
+        if self.opening is not None and self.opening[1] == began and self._ticker is None:
+            self._ticker = self.set_interval(0.1, self._show_status)
+            self._show_status()
+
     def cancel(self) -> bool:
         """Esc: stop the read in flight and forget held presses. True if there was one."""
-        busy = self._read is not None or self.target is not None
+        busy = self._read is not None or self.target is not None or self.opening is not None
+        self.opening = None
         self.target = None
         self._cancel_read()
         if self.pending is not None:
@@ -370,8 +392,12 @@ class PagerView(Horizontal):
             for name in layout.visible():
                 grid.add_column(plain(name), width=layout.widths[name], key=name)
         else:
-            for name in layout.observe(rows, query.known_columns()):
-                grid.add_column(plain(name), width=layout.widths[name], key=name)
+            new = layout.observe(rows, query.known_columns())
+            if layout.grown:  # a value wider than its column: widen it rather than cut it
+                self._rebuild_columns()
+            else:
+                for name in new:
+                    grid.add_column(plain(name), width=layout.widths[name], key=name)
         self._fill(rows)
         self._show_status()
         self._draw_costs(state)
@@ -383,11 +409,16 @@ class PagerView(Horizontal):
         if state is None or layout is None or state.pager.current is None:
             return
         layout.fit(self._grid_width(), to_content=to_content)
+        self._rebuild_columns()
+        self._fill([state.query.cells(item) for item in state.pager.current.items])
+
+    def _rebuild_columns(self) -> None:
+        layout = self.column_layout
+        assert layout is not None
         grid = self.grid
         grid.clear(columns=True)
         for name in layout.visible():
             grid.add_column(plain(name), width=layout.widths[name], key=name)
-        self._fill([state.query.cells(item) for item in state.pager.current.items])
 
     def _fill(self, rows: list[dict[str, str]]) -> None:
         layout = self.column_layout
@@ -443,6 +474,14 @@ class PagerView(Horizontal):
             text = Text(f"{spin} Reading {what}… {elapsed:.1f} s (Esc cancels)  ", style="bold")
             if state is not None:
                 text.append_text(status_line(state))
+        elif self.opening is not None and self._ticker is not None:
+            name, began = self.opening
+            elapsed = time.monotonic() - began
+            spin = SPINNER[int(elapsed * 10) % len(SPINNER)]
+            text = Text(
+                f"{spin} Opening table {visible(name)}… {elapsed:.1f} s (Esc cancels)",
+                style="bold",
+            )
         if self.target is not None and read is not None:
             text = (
                 Text(

@@ -13,7 +13,7 @@ from dynotui.ui.pager_view import PagerView
 def _busy(app: Any) -> bool:
     for screen in app.screen_stack:
         for view in screen.query(PagerView):
-            if view.reading or view.target is not None:
+            if view.reading or view.target is not None or view.opening is not None:
                 return True
     return False
 

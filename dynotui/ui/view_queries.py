@@ -35,6 +35,7 @@ class SchemaLoaded(Message):
 def load_table(view: PagerView, name: str, form: QueryForm, open_form: bool) -> None:
     """DescribeTable in the background; then the form, or the query straight away."""
     client = view.session.client
+    view.begin_opening(name)
     run_in_background(
         view,
         lambda: describe_table(client, name),
@@ -44,6 +45,8 @@ def load_table(view: PagerView, name: str, form: QueryForm, open_form: bool) -> 
 
 
 def schema_loaded(view: PagerView, message: SchemaLoaded) -> None:
+    if not view.end_opening(message.name):
+        return  # abandoned with Esc meanwhile
     result = message.result
     if isinstance(result, BaseException):
         words = str(result) if isinstance(result, DynotuiError) else repr(result)
