@@ -21,7 +21,6 @@ from typing import Any
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import query_pager
 from dynotui.dynamodb.spec import from_key
-
 from dynotui.local.runner import DynamoDBLocal
 from dynotui.local.tables import create_table, table_definition, write_items
 

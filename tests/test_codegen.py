@@ -182,7 +182,9 @@ CASE_NAMES = [
 def _code(pages, ddb, case: str, language: str) -> tuple[str, list[dict]]:
     spec, schema, page = pages[case]
     target = CodeTarget(region="us-east-1", endpoint_url=ddb.endpoint_url)
-    code = generate(language, spec, schema, page.start_key, page.number, target)
+    # Fill mode sizes Limit by the selectivity seen so far; the code starts where it did.
+    first_limit = page.cost.calls[0].limit if spec.mode == "fill" else None
+    code = generate(language, spec, schema, page.start_key, page.number, target, first_limit)
     return code, [to_wire(item) for item in page.items]
 
 
@@ -252,3 +254,23 @@ def test_first_page_code_has_no_start_key(client, demo_table) -> None:
     assert "START_KEY = None" in generate("boto3", spec, schema, None, 1)
     assert "--exclusive-start-key" not in generate("aws-cli", spec, schema, None, 1)
     assert "const START_KEY = undefined;" in generate("javascript", spec, schema, None, 1)
+
+
+def test_fill_code_sizes_limit_like_the_reader(pages, ddb) -> None:
+    """A rare filter: the generated loop must not crawl at Limit = page size."""
+    spec, _schema, page = pages["scan-filter-fill"]
+    first_limit = page.cost.calls[0].limit
+    assert first_limit > 10 * spec.page_size, "the reader sized its first call by selectivity"
+    code, _expected = _code(pages, ddb, "scan-filter-fill", "boto3")
+    assert f"def next_matches(start_key, n, limit={first_limit}):" in code
+    traced = code.replace(
+        "    return {call}(**request)".format(call="client.scan"),
+        "    CALLS.append(1)\n    return client.scan(**request)",
+    ).replace("client = boto3.client(", "CALLS = []\nclient = boto3.client(")
+    traced += "\nimport sys\nprint(len(CALLS), file=sys.stderr)\n"
+    result = subprocess.run(
+        [sys.executable, "-c", traced], capture_output=True, text=True, timeout=120, env=ENV
+    )
+    assert result.returncode == 0, result.stderr
+    calls = int(result.stderr.strip().splitlines()[-1])
+    assert calls <= 3 * page.cost.requests + 2, (calls, page.cost.requests)

@@ -394,7 +394,7 @@ async def test_mode_scan_and_direction_are_in_view_at_170x48(client, demo_table)
         await settle(pilot)
         for name in ("mode", "scan", "descending", "consistent_read", "partition_value"):
             region = app.screen.query_one(f"#{name}").region
-            assert region.height and 0 <= region.y and region.bottom <= 48, name
+            assert region.height and region.y >= 0 and region.bottom <= 48, name
 
 
 def test_words_for_scans_counts_and_single_items(client, demo_table) -> None:

@@ -39,3 +39,6 @@ class Source(Protocol):
 
     def advisor(self) -> Advisor:
         """A fresh advisor for this query, fed every page read."""
+
+    def with_client(self, client: Any) -> Source:
+        """The same query read through another connection (after a reconnect)."""

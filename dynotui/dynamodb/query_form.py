@@ -104,7 +104,7 @@ def _numbers(value: Any) -> Any:
 def build_spec(schema: TableSchema, form: QueryForm) -> QuerySpec:
     """The spec the form describes, validated; a FieldError names the field at fault."""
     order = schema.order(form.order)
-    options = {
+    options: dict[str, Any] = {
         "page_size": _int("page_size", form.page_size, "page size"),
         "mode": form.mode,
         "max_rounds": _int("max_rounds", form.max_rounds, "max rounds"),

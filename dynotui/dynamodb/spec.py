@@ -189,7 +189,7 @@ def from_expressions(
 ) -> QuerySpec:
     """A spec from AWS-CLI-style expressions; bare attribute names get placeholders."""
     all_names = dict(names or {})
-    resolved: dict[str, str | None] = {}
+    resolved: dict[str, Any] = {}
     for field_name, expression in (
         ("key_condition", key_condition),
         ("filter", filter),

@@ -71,8 +71,9 @@ def _order(rng: random.Random, customer: str, number: int, big_attachment: bool)
     placed = datetime.combine(FIRST_DAY, datetime.min.time(), tzinfo=timezone.utc) + timedelta(
         seconds=rng.randrange(DAYS * 86_400)
     )
-    statuses, weights = zip(*STATUSES, strict=True)
-    lines = [
+    statuses = [status for status, _ in STATUSES]
+    weights = [weight for _, weight in STATUSES]
+    lines: list[dict[str, Any]] = [
         {
             "sku": rng.choice(SKUS),
             "qty": rng.randint(1, 4),

@@ -17,6 +17,7 @@ import tempfile
 import urllib.request
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -98,7 +99,7 @@ def _extract(archive: Path, dest: Path, prefix: str = "") -> None:
                 members.append(member)
         # The 'data' filter refuses absolute paths, links out of dest and device files;
         # Pythons older than its backport get the plain extraction.
-        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        safe: dict[str, Any] = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
         tar.extractall(dest, members=members, **safe)
 
 

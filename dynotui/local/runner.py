@@ -23,6 +23,7 @@ import time
 import weakref
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 import boto3
 from botocore.config import Config
@@ -89,7 +90,7 @@ class DynamoDBLocal:
         self.startup_timeout = startup_timeout
         self.startup_seconds: float | None = None
         self._process: subprocess.Popen[bytes] | None = None
-        self._log = None
+        self._log: IO[bytes] | None = None
 
     @property
     def endpoint_url(self) -> str:

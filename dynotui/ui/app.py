@@ -168,7 +168,7 @@ class DynotuiApp(ShareActions, App[None]):
         return self.active_view.pager
 
     def _views(self) -> list[PagerView]:
-        views = []
+        views: list[PagerView] = []
         for screen in self.screen_stack:
             views.extend(screen.query(PagerView))
         return views

@@ -24,8 +24,11 @@ class ShareActions:
     _signer: Callable[[], CursorSigner]
     system_copy: Callable[[str], None]
     push_screen: Callable[..., Any]
-    active_view: PagerView
     session: Any
+
+    @property
+    def active_view(self) -> PagerView:
+        raise NotImplementedError
 
     def _init_share(self, signer: CursorSigner | None) -> None:
         self._signer = (lambda: signer) if signer is not None else lazy_signer()
