@@ -90,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
             break
     home = home_with_progress()
     db = _demo_db(home, args.reseed)
-    server = start_with_progress(home=home, db_file=db)
+    # While the JVM starts, load the UI: the two take about as long as each other.
+    server = start_with_progress(_load_ui, home=home, db_file=db, quick_start=True)
     try:
         local = ConnectionOptions(
             endpoint_url=server.endpoint_url,
@@ -101,6 +102,10 @@ def run(args: argparse.Namespace) -> int:
         return _show(make_client(local), args, local, server)
     finally:
         server.stop()
+
+
+def _load_ui() -> None:
+    import dynotui.ui.app  # noqa: F401 - imported now, used by open_app
 
 
 def _demo_db(home: Any, reseed: bool) -> Any:

@@ -41,9 +41,17 @@ def home_with_progress() -> Path:
     return home
 
 
-def start_with_progress(**options: Any) -> DynamoDBLocal:
+def start_with_progress(meanwhile: Any = None, **options: Any) -> DynamoDBLocal:
+    """Start DynamoDB Local, showing the seconds; ``meanwhile`` runs while the JVM starts."""
     with Step("Starting DynamoDB Local") as step:
-        server = DynamoDBLocal(**options).start()
+        server = DynamoDBLocal(**options).launch()
+        try:
+            if meanwhile is not None:
+                meanwhile()
+            server.ready()
+        except BaseException:
+            server.stop()
+            raise
         step.finish(f"DynamoDB Local is up at {server.endpoint_url}")
     return server
 
