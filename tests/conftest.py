@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +25,7 @@ from dynotui.local.runner import DynamoDBLocal
 from dynotui.local.tables import create_table, table_definition, write_items
 
 _names = itertools.count(1)
+JS_DIR = Path(__file__).parent / "js"
 
 
 @pytest.fixture(scope="session")
@@ -86,3 +90,20 @@ def hostile_table(client: Any) -> str:
     )
     write_items(client, name, items)
     return name
+
+
+@pytest.fixture(scope="session")
+def node_modules() -> Path:
+    """The AWS SDK for JavaScript, installed from npm once (``.ci/run`` does it too)."""
+    if not (shutil.which("node") and shutil.which("npm")):
+        pytest.skip("node and npm are needed to run the generated JavaScript")
+    if not (JS_DIR / "node_modules" / "@aws-sdk" / "lib-dynamodb").is_dir():
+        result = subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"],
+            cwd=JS_DIR,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert result.returncode == 0, f"npm ci in tests/js failed: {result.stderr[-2000:]}"
+    return JS_DIR / "node_modules"

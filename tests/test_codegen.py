@@ -26,23 +26,6 @@ JS_DIR = Path(__file__).parent / "js"
 ENV = {**os.environ, "AWS_ACCESS_KEY_ID": "dynotui", "AWS_SECRET_ACCESS_KEY": "dynotui"}
 
 
-@pytest.fixture(scope="session")
-def node_modules() -> Path:
-    """The AWS SDK for JavaScript, installed from npm once (``.ci/run`` does it too)."""
-    if not (shutil.which("node") and shutil.which("npm")):
-        pytest.skip("node and npm are needed to run the generated JavaScript")
-    if not (JS_DIR / "node_modules" / "@aws-sdk" / "lib-dynamodb").is_dir():
-        result = subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund"],
-            cwd=JS_DIR,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert result.returncode == 0, f"npm ci in tests/js failed: {result.stderr[-2000:]}"
-    return JS_DIR / "node_modules"
-
-
 @pytest.fixture(scope="module")
 def binary_table(client: Any) -> str:
     name = "codegen-binary-numeric"

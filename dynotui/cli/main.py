@@ -10,6 +10,7 @@ from typing import NoReturn
 
 from dynotui import __version__
 from dynotui.cli import (
+    count_cmd,
     cursor_cmd,
     demo_cmd,
     local_cmd,
@@ -22,7 +23,7 @@ from dynotui.cli.output import ClosedOutput, quiet_closed_stdout
 from dynotui.core.errors import DynotuiError
 from dynotui.core.text import visible
 
-COMMANDS = (demo_cmd, local_cmd, tables_cmd, pages_cmd, cursor_cmd)
+COMMANDS = (demo_cmd, local_cmd, tables_cmd, pages_cmd, count_cmd, cursor_cmd)
 
 
 class OneLineParser(argparse.ArgumentParser):

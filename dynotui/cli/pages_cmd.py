@@ -17,6 +17,7 @@ from dynotui.core.page import Page
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.dynamo_json import parse_wire_json, plain_item, to_wire
+from dynotui.dynamodb.partiql import PartiQLSource, statement_from
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import (
@@ -52,6 +53,20 @@ def add_query_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--no-scan-index-forward", action="store_true", help="descending order")
     group.add_argument("--consistent-read", action="store_true", help="not on a GSI")
     group.add_argument("--scan", action="store_true", help="Scan instead of Query")
+
+
+def add_statement_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("PartiQL (instead of a Query or Scan)")
+    group.add_argument(
+        "--statement",
+        metavar="SELECT",
+        help="a PartiQL SELECT, paged with ExecuteStatement: 'SELECT * FROM \"t\" WHERE pk = ?'",
+    )
+    group.add_argument(
+        "--parameters",
+        metavar="DYNAMODB_JSON",
+        help='the statement\'s ? values, in order, in DynamoDB JSON: \'[{"S": "a"}]\'',
+    )
 
 
 def add_paging_options(parser: argparse.ArgumentParser) -> None:
@@ -100,6 +115,7 @@ def register(sub: Any) -> None:
         ),
     )
     add_query_options(parser)
+    add_statement_options(parser)
     add_paging_options(parser)
     add_connection_options(parser)
     parser.set_defaults(run=run)
@@ -190,7 +206,75 @@ def emit(
         write_line(out, to_json(page, token), exact=plain)
 
 
+def partiql_page_json(page: Page[Any], next_token: str | None, plain: bool) -> dict[str, Any]:
+    cost = page.cost
+    items = [plain_item(i) for i in page.items] if plain else [to_wire(i) for i in page.items]
+    return {
+        "page": page.number,
+        "start_key": page.start_key,
+        "items": items,
+        "shown": page.shown,
+        "count": page.count,
+        "scanned_count": None,  # ExecuteStatement does not report it
+        "consumed_capacity": cost.capacity.as_json() if cost.capacity else None,
+        "calls": cost.requests,
+        "retries": cost.retries,
+        "latency_ms": round(cost.latency_ms, 3),
+        "next_start_key": page.next_start_key,
+        "has_next": page.has_next.as_json(),
+        "ended_by": page.ended_by.value,
+        "cached": page.cached,
+        "next_token": next_token,
+    }
+
+
+def run_statement(args: argparse.Namespace, out: TextIO) -> int:
+    clashing = [
+        flag
+        for flag, value in (
+            ("--table-name", args.table_name),
+            ("--key-condition-expression", args.key_condition_expression),
+            ("--filter-expression", args.filter_expression),
+            ("--scan", args.scan),
+            ("--index-name", args.index_name),
+        )
+        if value
+    ]
+    if clashing:
+        raise InputError(f"--statement reads what its SELECT says: drop {', '.join(clashing)}")
+    if args.mode != "raw":
+        raise InputError("--statement pages as ExecuteStatement does: one call per page (raw)")
+    signer = check_paging(args)
+    statement = statement_from(
+        args.statement, args.parameters, args.page_size, args.consistent_read
+    )
+    client = make_client(connection_options(args))
+    source = PartiQLSource(client, statement)
+    scope = source.scope()
+    start = None
+    if args.starting_token is not None:
+        start = source.key_from_json(signer().verify(args.starting_token, scope))
+    pager = Pager(source, start_key=start)
+
+    def sign(key: Any) -> str:
+        return signer().sign(source.key_to_json(key), scope)
+
+    emit(
+        pager,
+        out,
+        args.max_pages,
+        lambda page, token: partiql_page_json(page, token, args.plain),
+        None if args.no_tokens else sign,
+        args.plain,
+    )
+    return 0
+
+
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if args.statement is not None:
+        return run_statement(args, out)
+    if args.parameters is not None:
+        raise InputError("--parameters go with --statement")
     signer = check_paging(args)
     spec = spec_from_args(
         args, page_size=args.page_size, mode=args.mode, max_rounds=args.max_rounds

@@ -121,7 +121,7 @@ for item in {run}:
 '''
 
 
-def _cli_json(value: Any) -> str:
+def cli_json(value: Any) -> str:
     return shlex.quote(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
 
@@ -145,12 +145,10 @@ def cli_command(
         if key in params:
             parts.append(f"{flag} {shlex.quote(params[key])}")
     if "ExpressionAttributeNames" in params:
-        parts.append(
-            f"--expression-attribute-names {_cli_json(params['ExpressionAttributeNames'])}"
-        )
+        parts.append(f"--expression-attribute-names {cli_json(params['ExpressionAttributeNames'])}")
     if "ExpressionAttributeValues" in params:
         values = to_wire(params["ExpressionAttributeValues"])
-        parts.append(f"--expression-attribute-values {_cli_json(values)}")
+        parts.append(f"--expression-attribute-values {cli_json(values)}")
     if params.get("ScanIndexForward") is False:
         parts.append("--no-scan-index-forward")
     if params.get("ConsistentRead"):
@@ -158,7 +156,7 @@ def cli_command(
     parts.append("--return-consumed-capacity INDEXES")
     if spec.mode == "raw":
         if start_key:
-            parts.append(f"--exclusive-start-key {_cli_json(to_wire(start_key))}")
+            parts.append(f"--exclusive-start-key {cli_json(to_wire(start_key))}")
         parts.append(f"--limit {spec.page_size} --no-paginate")
     else:
         if start_key:
@@ -184,7 +182,7 @@ def has_binary_json(parts: list[str]) -> bool:
     return any('{"B":' in part or '{"BS":' in part for part in parts)
 
 
-def _js(value: AttributeValue, indent: int = 0) -> str:
+def js_value(value: AttributeValue, indent: int = 0) -> str:
     ((kind, inner),) = value.items()
     if kind == "S":
         return json.dumps(inner, ensure_ascii=False)
@@ -199,21 +197,21 @@ def _js(value: AttributeValue, indent: int = 0) -> str:
     if kind == "SS":
         return f"new Set({json.dumps(list(inner), ensure_ascii=False)})"
     if kind == "NS":
-        return "new Set([" + ", ".join(_js({"N": n}) for n in inner) + "])"
+        return "new Set([" + ", ".join(js_value({"N": n}) for n in inner) + "])"
     if kind == "BS":
-        return "new Set([" + ", ".join(_js({"B": b}) for b in inner) + "])"
+        return "new Set([" + ", ".join(js_value({"B": b}) for b in inner) + "])"
     if kind == "L":
-        return "[" + ", ".join(_js(v, indent) for v in inner) + "]"
+        return "[" + ", ".join(js_value(v, indent) for v in inner) + "]"
     if kind == "M":
-        return _js_object(inner, indent)
+        return js_object(inner, indent)
     raise ValueError(f"unknown DynamoDB type {kind}")
 
 
-def _js_object(item: Item, indent: int = 0) -> str:
+def js_object(item: Item, indent: int = 0) -> str:
     if not item:
         return "{}"
     pad = "  " * (indent + 1)
-    body = ",\n".join(f"{pad}{json.dumps(k)}: {_js(v, indent + 1)}" for k, v in item.items())
+    body = ",\n".join(f"{pad}{json.dumps(k)}: {js_value(v, indent + 1)}" for k, v in item.items())
     return "{\n" + body + "\n" + "  " * indent + "}"
 
 
@@ -230,11 +228,11 @@ def javascript_code(
     lines = []
     for key, value in params.items():
         if key == "ExpressionAttributeValues":
-            lines.append(f"  {key}: {_js_object(value, 1)},")
+            lines.append(f"  {key}: {js_object(value, 1)},")
         else:
             lines.append(f"  {key}: {json.dumps(value, ensure_ascii=False)},")
     config = {k: v for k, v in (("region", target.region), ("endpoint", target.endpoint_url)) if v}
-    start = _js_object(start_key) if start_key else "undefined"
+    start = js_object(start_key) if start_key else "undefined"
     run = (
         "(await onePage(START_KEY)).Items"
         if spec.mode == "raw"

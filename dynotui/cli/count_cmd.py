@@ -1,0 +1,92 @@
+"""``dynotui count``: count a Query's or Scan's matches, with its forecast and its cost."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from typing import Any, TextIO
+
+from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
+from dynotui.cli.output import write_line
+from dynotui.cli.pages_cmd import add_query_options, spec_from_args
+from dynotui.core.cancel import CancelToken
+from dynotui.core.errors import InputError
+from dynotui.dynamodb.connection import make_client
+from dynotui.dynamodb.count import MAX_SEGMENTS, CountProgress, count, forecast
+from dynotui.dynamodb.schema import describe_table
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "count",
+        help="count a Query's or Scan's matches (Select: COUNT), with forecast and cost",
+        formatter_class=HelpFormatter,
+        description=(
+            "Count with Select: COUNT, following LastEvaluatedKey to its absence, and print one "
+            "JSON object: count, scanned_count, consumed_capacity, calls, seconds, complete and "
+            "the forecast made before it ran. A count reads and bills every item the key "
+            "condition (or the Scan) covers; concurrent writes make it drift. Ctrl-C or "
+            "--max-calls stop it early: complete is then false."
+        ),
+    )
+    add_query_options(parser)
+    group = parser.add_argument_group("counting")
+    group.add_argument(
+        "--segments",
+        type=int,
+        default=1,
+        help=f"a Scan in this many parallel segments (1 to {MAX_SEGMENTS})",
+    )
+    group.add_argument("--max-calls", type=int, help="stop after this many calls (default: none)")
+    group.add_argument("--progress", action="store_true", help="one JSON line per call on stderr")
+    add_connection_options(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if args.max_calls is not None and args.max_calls < 1:
+        raise InputError("--max-calls must be 1 or more")
+    spec = spec_from_args(args)
+    spec.check_options()
+    if args.segments != 1 and not spec.scan:
+        raise InputError("--segments splits a Scan; a Query reads one key range in order")
+    client = make_client(connection_options(args))
+    schema = describe_table(client, spec.table)
+    spec.validate(schema)
+    prediction = forecast(schema, spec)
+    token = CancelToken()
+
+    def report(step: CountProgress) -> None:
+        if args.progress:
+            write_line(
+                sys.stderr,
+                {
+                    "calls": step.calls,
+                    "count": step.count,
+                    "scanned_count": step.scanned,
+                    "consumed_capacity": step.capacity,
+                    "seconds": round(step.seconds, 3),
+                    "items_per_second": round(step.rate, 1),
+                },
+            )
+
+    def interrupted(signum: int, frame: Any) -> None:
+        token.cancel()  # no further call; the partial count is printed
+
+    previous = signal.signal(signal.SIGINT, interrupted)
+    try:
+        result = count(
+            client,
+            spec,
+            schema,
+            segments=args.segments,
+            cancel=token,
+            progress=report,
+            max_calls=args.max_calls,
+            prediction=prediction,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    write_line(out, result.as_json())
+    return 130 if token.cancelled else 0

@@ -1,0 +1,282 @@
+"""Counting what a Query or Scan matches: an explicit, costed action.
+
+DynamoDB keeps no count of a query's matches. ``Select: COUNT`` still reads, and
+bills, every item the key condition (or the Scan) covers, 1 MB per call, following
+``LastEvaluatedKey`` to its absence. So a count has a forecast before it runs (from
+what is known for free), a running cost while it runs, can be cancelled at any call,
+and says when it was taken: concurrent writes make any count drift.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from dynotui.core.cancel import CancelToken
+from dynotui.core.errors import InputError, ReadCancelled
+from dynotui.dynamodb.connection import cancellable, install_cancel_hook
+from dynotui.dynamodb.cost import Capacity, DynamoCost
+from dynotui.dynamodb.errors import translate
+from dynotui.dynamodb.expressions import placeholders
+from dynotui.dynamodb.schema import TableSchema
+from dynotui.dynamodb.spec import QuerySpec
+
+READ_UNIT_BYTES = 4096
+MAX_SEGMENTS = 64
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """What a count will read and cost, from what is known before it runs."""
+
+    items: int | None  # items the count will read (None: unknown)
+    read_units: float | None
+    basis: str  # how the numbers were reached, in words
+    exact_items: bool = False  # the pager already read the whole key range
+
+    def as_json(self) -> dict[str, Any]:
+        return {"items": self.items, "read_units": self.read_units, "basis": self.basis}
+
+
+@dataclass(frozen=True)
+class CountProgress:
+    calls: int
+    count: int
+    scanned: int
+    capacity: float
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        """Items read per second."""
+        return self.scanned / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class CountResult:
+    scope: str
+    count: int
+    scanned: int
+    capacity: Capacity | None
+    calls: int
+    retries: int
+    seconds: float
+    complete: bool
+    forecast: Forecast
+    taken_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "scanned_count": self.scanned,
+            "consumed_capacity": self.capacity.as_json() if self.capacity else None,
+            "calls": self.calls,
+            "retries": self.retries,
+            "seconds": round(self.seconds, 3),
+            "complete": self.complete,
+            "taken_at": self.taken_at.isoformat(timespec="seconds"),
+            "forecast": self.forecast.as_json(),
+        }
+
+    def summary(self) -> str:
+        """For the status line: "~11,449 matches, counted 14:02, cost 412 RCU"."""
+        cost = f"{self.capacity.total:g} RCU" if self.capacity else "cost not reported"
+        when = self.taken_at.astimezone().strftime("%H:%M")
+        if not self.complete:
+            return f"≥{self.count:,} matches (partial count, stopped {when}, cost {cost})"
+        return f"~{self.count:,} matches, counted {when}, cost {cost}"
+
+
+def _units_per_item(schema: TableSchema, spec: QuerySpec) -> float | None:
+    if not schema.item_count or not schema.size_bytes:
+        return None
+    per_item = schema.size_bytes / schema.item_count / READ_UNIT_BYTES
+    return per_item if spec.consistent_read else per_item / 2
+
+
+def forecast(
+    schema: TableSchema,
+    spec: QuerySpec,
+    measured: DynamoCost | None = None,
+    whole_range_read: bool = False,
+) -> Forecast:
+    """The free estimate: DescribeTable's (stale) counts and sizes, and what the pages read
+    so far measured (capacity per item scanned)."""
+    rate = None
+    rate_words = ""
+    if measured is not None and measured.read and measured.capacity is not None:
+        rate = measured.capacity.total / measured.read
+        rate_words = f"{rate:.3g} RCU per item scanned, measured over {measured.read:,} items"
+    note = schema.count_note()
+    if spec.scan:
+        order = schema.order(spec.index)
+        items = order.item_count if order.kind != "table" else schema.item_count
+        if rate is None:
+            size_units = _units_per_item(schema, spec)
+            if items is not None and size_units is not None:
+                size = schema.size_bytes or 0
+                consistency = (
+                    "strongly consistent"
+                    if spec.consistent_read
+                    else ("eventually consistent: half")
+                )
+                return Forecast(
+                    items,
+                    math.ceil(items * size_units * 10) / 10,
+                    f"the table's size {size / 1e6:.1f} MB / 4 KB ({consistency}); "
+                    f"ItemCount {items:,} ({note})",
+                )
+            return Forecast(items, None, f"ItemCount ({note}); the size is unknown")
+        units = math.ceil(items * rate * 10) / 10 if items is not None else None
+        return Forecast(items, units, f"ItemCount {items or 0:,} ({note}) times {rate_words}")
+    if whole_range_read and measured is not None and measured.read is not None:
+        units = measured.capacity.total if measured.capacity else None
+        return Forecast(
+            measured.read,
+            units,
+            f"the pages read so far covered the whole key range: {measured.read:,} items",
+            exact_items=True,
+        )
+    if rate is not None and measured is not None:
+        return Forecast(
+            None,
+            None,
+            f"an estimate from the pages seen so far: at least {measured.read:,} items, "
+            f"{rate_words}; the key range's size is unknown until counted",
+        )
+    units = _units_per_item(schema, spec)
+    per = f"; about {units:.3g} RCU per item at the table's average item size" if units else ""
+    return Forecast(None, None, f"no page read yet: the key range's size is unknown{per}")
+
+
+def count_request(spec: QuerySpec, schema: TableSchema) -> dict[str, Any]:
+    """The spec's request as ``Select: COUNT``: no Limit (1 MB per call), no projection."""
+    params = spec.request(schema, None, 1)
+    del params["Limit"]
+    params.pop("ProjectionExpression", None)
+    used = placeholders(spec.key_condition)[0] | placeholders(spec.filter)[0]
+    names = {k: v for k, v in params.get("ExpressionAttributeNames", {}).items() if k in used}
+    if names:
+        params["ExpressionAttributeNames"] = names
+    else:
+        params.pop("ExpressionAttributeNames", None)
+    params["Select"] = "COUNT"
+    return params
+
+
+class _Tally:
+    """Running sums over every segment, shared by their threads."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.lock = threading.Lock()
+        self.clock = clock
+        self.began = clock()
+        self.calls = 0
+        self.count = 0
+        self.scanned = 0
+        self.retries = 0
+        self.capacity: Capacity | None = None
+
+    def add(self, response: dict[str, Any]) -> CountProgress:
+        with self.lock:
+            self.calls += 1
+            self.count += response.get("Count", 0)
+            self.scanned += response.get("ScannedCount", 0)
+            self.retries += response.get("ResponseMetadata", {}).get("RetryAttempts", 0)
+            used = Capacity.from_response(response.get("ConsumedCapacity"))
+            if used is not None:
+                self.capacity = used if self.capacity is None else self.capacity + used
+            return self.progress()
+
+    def progress(self) -> CountProgress:
+        units = self.capacity.total if self.capacity else 0.0
+        return CountProgress(self.calls, self.count, self.scanned, units, self.clock() - self.began)
+
+
+def count(
+    client: Any,
+    spec: QuerySpec,
+    schema: TableSchema,
+    *,
+    segments: int = 1,
+    cancel: CancelToken | None = None,
+    progress: Callable[[CountProgress], None] | None = None,
+    max_calls: int | None = None,
+    prediction: Forecast | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> CountResult:
+    """Count the matches; a cancel (or ``max_calls``) stops before the next call and the
+    partial result says so. A Scan may run ``segments`` parallel segments."""
+    spec.validate(schema)
+    if not 1 <= segments <= MAX_SEGMENTS:
+        raise InputError(f"segments must be 1 to {MAX_SEGMENTS}, got {segments}")
+    if segments > 1 and not spec.scan:
+        raise InputError("segments split a Scan; a Query reads one key range in order")
+    install_cancel_hook(client)
+    token = cancel or CancelToken()
+    tally = _Tally(clock)
+    base = count_request(spec, schema)
+    operation = getattr(client, spec.operation)
+    stopped = threading.Event()
+    failures: list[BaseException] = []
+
+    def run(segment: int | None) -> None:
+        params = dict(base)
+        if segment is not None:
+            params.update(Segment=segment, TotalSegments=segments)
+        while not stopped.is_set():
+            if token.cancelled or (max_calls is not None and tally.calls >= max_calls):
+                stopped.set()
+                return
+            try:
+                with cancellable(token):
+                    response = operation(**params)
+            except ReadCancelled:
+                stopped.set()
+                return
+            except Exception as exc:  # reported once; the other segments stop
+                failures.append(translate(exc, spec.table))
+                stopped.set()
+                return
+            snapshot = tally.add(response)
+            if progress is not None:
+                progress(snapshot)
+            key = response.get("LastEvaluatedKey")
+            if key is None:
+                return
+            params["ExclusiveStartKey"] = key
+
+    if segments == 1:
+        run(None)
+    else:
+        threads = [
+            threading.Thread(target=run, args=(s,), name=f"count-{s}", daemon=True)
+            for s in range(segments)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    if failures and not stopped_by_user(token, max_calls, tally):
+        raise failures[0]
+    complete = not stopped.is_set() and not failures
+    return CountResult(
+        scope=spec.scope(),
+        count=tally.count,
+        scanned=tally.scanned,
+        capacity=tally.capacity,
+        calls=tally.calls,
+        retries=tally.retries,
+        seconds=clock() - tally.began,
+        complete=complete,
+        forecast=prediction or forecast(schema, spec),
+    )
+
+
+def stopped_by_user(token: CancelToken, max_calls: int | None, tally: _Tally) -> bool:
+    return token.cancelled or (max_calls is not None and tally.calls >= max_calls)

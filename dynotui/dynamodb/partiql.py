@@ -1,0 +1,314 @@
+"""PartiQL SELECT statements as a paging source: ExecuteStatement with Limit and NextToken.
+
+The cursor stack holds NextTokens exactly as it holds start keys. Only SELECT is
+accepted, before any call: dynotui never writes. ExecuteStatement reports no
+ScannedCount, and DynamoDB Local reports no consumed capacity for it (the service
+does): "not reported", never 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from dynotui.core.advisor import Finding
+from dynotui.core.cancel import CancelToken
+from dynotui.core.cursor import CursorError
+from dynotui.core.errors import InputError
+from dynotui.core.page import EndedBy, HasNext, Page
+from dynotui.core.pager import Pager
+from dynotui.dynamodb.cost import DynamoCost
+from dynotui.dynamodb.dynamo_json import AttributeValue, from_wire, to_wire
+from dynotui.dynamodb.reader import Clock, call
+from dynotui.dynamodb.schema import SortOrder, TableSchema
+from dynotui.dynamodb.spec import PAGE_SIZE_MAX
+
+MAX_NEXT_TOKEN = 12_000
+_TOKEN = re.compile(
+    r"""(?P<string>'(?:[^']|'')*')|(?P<quoted>"(?:[^"]|"")*")|(?P<param>\?)"""
+    r"""|(?P<comment>--[^\n]*)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)|(?P<number>\d+(?:\.\d+)?)"""
+    r"""|(?P<space>\s+)|(?P<op><>|!=|<=|>=|=|<|>)|(?P<other>.)""",
+    re.S,
+)
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    return [(m.lastgroup or "other", m.group()) for m in _TOKEN.finditer(text)]
+
+
+def _name(kind: str, text: str) -> str:
+    return text[1:-1].replace('""', '"') if kind == "quoted" else text
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One PartiQL SELECT with positional parameters (``?``), checked before any call."""
+
+    text: str
+    parameters: tuple[AttributeValue, ...] = ()
+    page_size: int = 25
+    consistent_read: bool = False
+
+    def significant(self) -> list[tuple[str, str]]:
+        return [(k, t) for k, t in _tokens(self.text) if k not in ("space", "comment")]
+
+    def check(self) -> None:
+        tokens = self.significant()
+        if not tokens:
+            raise InputError('the statement is empty: write a SELECT ... FROM "table" ...')
+        kind, first = tokens[0]
+        if kind != "word" or first.lower() != "select":
+            raise InputError(
+                f"only SELECT statements are run (dynotui never writes); this one starts with "
+                f"{first!r}"
+            )
+        semicolons = [i for i, (k, t) in enumerate(tokens) if t == ";"]
+        if semicolons and semicolons != [len(tokens) - 1]:
+            raise InputError("one statement at a time: ExecuteStatement runs a single SELECT")
+        wanted = sum(1 for k, _ in tokens if k == "param")
+        if wanted != len(self.parameters):
+            raise InputError(
+                f"the statement has {wanted} ? placeholder(s) but {len(self.parameters)} "
+                "parameter(s) were given"
+            )
+        if not 1 <= self.page_size <= PAGE_SIZE_MAX:
+            raise InputError(f"page size must be 1 to {PAGE_SIZE_MAX}, got {self.page_size}")
+        self.target()
+
+    def target(self) -> tuple[str, str | None]:
+        """The table (and index) after FROM."""
+        tokens = self.significant()
+        for i, (kind, text) in enumerate(tokens):
+            if kind == "word" and text.lower() == "from" and i + 1 < len(tokens):
+                table_kind, table = tokens[i + 1]
+                if table_kind not in ("quoted", "word"):
+                    break
+                index = None
+                if (
+                    i + 3 < len(tokens)
+                    and tokens[i + 2][1] == "."
+                    and tokens[i + 3][0]
+                    in (
+                        "quoted",
+                        "word",
+                    )
+                ):
+                    index = _name(*tokens[i + 3])
+                return _name(table_kind, table), index
+        raise InputError('the statement names no table: SELECT ... FROM "table" [WHERE ...]')
+
+    def equalities(self) -> set[str]:
+        """Attributes the WHERE clause tests with = or IN (top level, roughly: OR spoils it)."""
+        tokens = self.significant()
+        words = [t.lower() for k, t in tokens if k == "word"]
+        if "where" not in words or "or" in words:
+            return set()
+        found: set[str] = set()
+        start = next(i for i, (k, t) in enumerate(tokens) if k == "word" and t.lower() == "where")
+        rest = tokens[start + 1 :]
+        for i, (kind, text) in enumerate(rest[:-1]):
+            if kind in ("word", "quoted") and text.lower() not in ("and", "not"):
+                following = rest[i + 1][1].lower()
+                if following in ("=", "in"):
+                    found.add(_name(kind, text))
+        return found
+
+    def scope(self) -> str:
+        tokens = [t for k, t in _tokens(self.text) if k not in ("space", "comment")]
+        return json.dumps(
+            {
+                "source": "dynamodb-partiql",
+                "statement": " ".join(tokens),
+                "parameters": [to_wire({"v": p})["v"] for p in self.parameters],
+                "consistent": self.consistent_read,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+
+    def request(self, next_token: str | None, limit: int) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "Statement": self.text,
+            "Limit": limit,
+            "ReturnConsumedCapacity": "INDEXES",
+        }
+        if self.parameters:
+            params["Parameters"] = list(self.parameters)
+        if self.consistent_read:
+            params["ConsistentRead"] = True
+        if next_token:
+            params["NextToken"] = next_token
+        return params
+
+
+def parse_parameters(text: str | None) -> tuple[AttributeValue, ...]:
+    """``[{"S": "a"}, {"N": "1"}]``: positional parameters in DynamoDB JSON."""
+    if not text or not text.strip():
+        return ()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"the parameters are not valid JSON: {exc.msg}") from None
+    if not isinstance(data, list):
+        raise InputError('the parameters are a JSON list in DynamoDB JSON: [{"S": "acme"}]')
+    wrapped = from_wire({str(i): v for i, v in enumerate(data)}, "parameters")
+    return tuple(wrapped[str(i)] for i in range(len(data)))
+
+
+class PartiQLAdvisor:
+    """A statement with no key condition is a full Scan; say so, and what would serve it."""
+
+    def __init__(self, statement: Statement, schema: TableSchema | None) -> None:
+        self.statement = statement
+        self.schema = schema
+        self.returned = 0
+        self.capacity: float | None = None
+        self.requests = 0
+
+    def add(self, page: Page[DynamoCost]) -> None:
+        self.returned += page.shown
+        self.requests += page.cost.requests
+        if page.cost.capacity is not None:
+            self.capacity = (self.capacity or 0.0) + page.cost.capacity.total
+
+    def _order(self) -> SortOrder | None:
+        if self.schema is None:
+            return None
+        table, index = self.statement.target()
+        if table != self.schema.name:
+            return None
+        try:
+            return self.schema.order(index)
+        except InputError:
+            return None
+
+    def findings(self) -> list[Finding]:
+        found: list[Finding] = []
+        if self.capacity is not None and self.returned:
+            found.append(
+                Finding(
+                    "partiql-cost",
+                    f"{self.capacity / self.returned:.3g} RCU per returned item over "
+                    f"{self.returned:,} items (ExecuteStatement reports no ScannedCount).",
+                )
+            )
+        order = self._order()
+        if order is None or self.schema is None:
+            return found
+        tested = self.statement.equalities()
+        if order.partition_key.name in tested:
+            return found
+        where = f"{order.kind.upper()} `{order.name}`" if order.kind != "table" else "the table"
+        found.append(
+            Finding(
+                "partiql-scan",
+                f"No = or IN condition on `{order.partition_key.name}`, the partition key of "
+                f"{where}: DynamoDB runs this statement as a full Scan "
+                f"({self.requests} call(s) so far).",
+            )
+        )
+        for other in self.schema.orders:
+            if other.partition_key.name in tested:
+                name = (
+                    "the table" if other.kind == "table" else f'"{self.schema.name}"."{other.name}"'
+                )
+                found.append(
+                    Finding(
+                        "partiql-index",
+                        f"`{other.partition_key.name}` is tested with =, and it is the partition "
+                        f"key of {other.kind.upper() if other.kind != 'table' else 'the table'}"
+                        f"{'' if other.kind == 'table' else ' `' + other.name + '`'}: "
+                        f"SELECT ... FROM {name} WHERE {other.partition_key.name} = ? is a Query.",
+                    )
+                )
+        return found
+
+
+class PartiQLSource:
+    def __init__(
+        self,
+        client: Any,
+        statement: Statement,
+        schema: TableSchema | None = None,
+        *,
+        clock: Clock = time.perf_counter,
+    ) -> None:
+        statement.check()  # refuse before any call
+        self.client = client
+        self.statement = statement
+        self.schema = schema
+        self.clock = clock
+
+    def scope(self) -> str:
+        return self.statement.scope()
+
+    def read_page(
+        self, start_key: Any, number: int, *, selectivity: float | None, cancel: CancelToken
+    ) -> Page[DynamoCost]:
+        limit = self.statement.page_size
+        table = self.statement.target()[0]
+        response, made = call(
+            self.client,
+            "execute_statement",
+            self.statement.request(start_key, limit),
+            limit,
+            cancel,
+            [],
+            self.clock,
+            table,
+        )
+        items = response.get("Items", [])
+        token = response.get("NextToken")
+        return Page(
+            number=number,
+            mode="raw",
+            start_key=start_key,
+            items=items,
+            shown=len(items),
+            next_start_key=token,
+            has_next=HasNext.UNKNOWN if token else HasNext.NO,
+            ended_by=EndedBy.LIMIT if token else EndedBy.END,
+            cost=DynamoCost.of((made,)),
+            extra={"next_token": token},
+        )
+
+    def key_to_json(self, key: Any) -> Any:
+        return key
+
+    def key_from_json(self, data: Any) -> Any:
+        if not isinstance(data, str) or not data or len(data) > MAX_NEXT_TOKEN:
+            raise CursorError(
+                "malformed", "the cursor token is malformed (no NextToken in it); copy it again"
+            )
+        return data
+
+    def advisor(self) -> PartiQLAdvisor:
+        return PartiQLAdvisor(self.statement, self.schema)
+
+    def with_client(self, client: Any) -> PartiQLSource:
+        return PartiQLSource(client, self.statement, self.schema, clock=self.clock)
+
+
+def partiql_pager(
+    client: Any,
+    statement: Statement,
+    schema: TableSchema | None = None,
+    *,
+    start_key: str | None = None,
+    cache_pages: int = 20,
+) -> Pager:
+    return Pager(
+        PartiQLSource(client, statement, schema), start_key=start_key, cache_pages=cache_pages
+    )
+
+
+def statement_from(
+    text: str, parameters: str | None, page_size: int, consistent_read: bool = False
+) -> Statement:
+    statement = Statement(text, parse_parameters(parameters), page_size, consistent_read)
+    statement.check()
+    return statement
