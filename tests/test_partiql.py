@@ -144,7 +144,7 @@ def test_capacity_reported_or_not_is_never_zero() -> None:
     local = Canned({"Items": items, "NextToken": "n"})
     page = PartiQLSource(local, statement).read_page(None, 1, selectivity=None, cancel=NEVER)
     assert page.cost.capacity is None
-    assert page.cost.fields() == [("Capacity", "not reported by this endpoint")]
+    assert page.cost.fields() == [("Capacity", "not reported"), ("", "by this endpoint")]
 
 
 def run_pages(ddb: Any, *args: str) -> subprocess.CompletedProcess:

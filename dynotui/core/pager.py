@@ -101,6 +101,27 @@ class Pager:
             if n in self._summaries
         ]
 
+    def latest_reads(self) -> Any:
+        """The cost of the latest fresh read of each page: the result read once, re-reads
+        not counted twice (O(pages): for a count's forecast, not for every page)."""
+        total: Any = None
+        for summary in self._summaries.values():
+            total = summary.cost if total is None else total + summary.cost
+        return total
+
+    @property
+    def read_whole_result(self) -> bool:
+        """Every page from the start of the result to its end has been read."""
+        if self._starts[0] is not None or not self._summaries:
+            return False
+        last = len(self._starts)
+        summary = self._summaries.get(last)
+        return (
+            summary is not None
+            and summary.next_start_key is None
+            and all(n in self._summaries for n in range(1, last + 1))
+        )
+
     def selectivity(self) -> float | None:
         read = self.totals.scanned
         return self.totals.count / read if read else None

@@ -133,7 +133,7 @@ class DynamoCost:
 
     def fields(self) -> list[tuple[str, str]]:
         if self.capacity is None:
-            return [("Capacity", "not reported by this endpoint")]
+            return [("Capacity", "not reported"), ("", "by this endpoint")]
         lines = [
             ("Capacity", f"{self.capacity.total:g} RCU"),
             ("  table", f"{self.capacity.table:g}"),

@@ -22,6 +22,7 @@ from textual.widgets import Footer, Header
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.errors import DynotuiError
 from dynotui.dynamodb.connection import ConnectionOptions, describe, make_client
+from dynotui.dynamodb.count import CountResult, forecast
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import list_tables
 from dynotui.ui import view_queries
@@ -29,9 +30,12 @@ from dynotui.ui.background import run_in_background
 from dynotui.ui.columns_screen import ColumnChoice, ColumnsScreen
 from dynotui.ui.compare_screen import CompareScreen
 from dynotui.ui.connection_screen import ConnectionScreen
-from dynotui.ui.help_screen import HelpScreen
+from dynotui.ui.count_screen import CountScreen
+from dynotui.ui.dynamodb_query import DynamoQuery
+from dynotui.ui.help_screen import HelpScreen, key_label
 from dynotui.ui.pager_view import PagerView
 from dynotui.ui.picker_screen import PickerScreen
+from dynotui.ui.query_screen import QueryScreen
 from dynotui.ui.safe import notify
 from dynotui.ui.session import Session
 from dynotui.ui.share import ShareActions
@@ -63,10 +67,12 @@ ACTIONS = [
     ("escape", "cancel", "Cancel", "Stop the read in flight and forget held n presses", False),
     ("e", "edit_query", "Query", "Edit the query: keys, filter, projection, page size", True),
     ("o", "choose_order", "Order", "Choose a sort order: base table, LSI or GSI", True),
+    ("colon", "partiql", "PartiQL", "Page a PartiQL SELECT (ExecuteStatement)", False),
     ("m", "toggle_mode", "Raw/Fill", "Toggle raw and fill mode (a new cursor stack)", False),
     ("d", "flip_direction", "Direction", "Flip the direction (a new stack from the start)", False),
     ("s", "show_stack", "Stack", "The cursor stack and what each page cost; Enter jumps", True),
     ("w", "compare", "Compare", "Compare two sort orders side by side", True),
+    ("number_sign", "count", "Count", "Count the matches: forecast, progress, cost", True),
     ("t", "choose_table", "Tables", "Choose another table", False),
     ("f", "choose_columns", "Columns", "Show, hide and reorder the grid's columns", False),
     ("b", "toggle_sidebar", "Sidebar", "Sidebar, or a one-line cost strip", False),
@@ -192,21 +198,10 @@ class DynotuiApp(ShareActions, App[None]):
         self.active_view.cancel()
 
     def action_toggle_mode(self) -> None:
-        state = self.active_view.state
-        if state is not None:
-            mode = "fill" if state.query.spec.mode == "raw" else "raw"
-            view_queries.restart_with(self.active_view, "Mode", mode=mode)
+        view_queries.toggle_mode(self.active_view)
 
     def action_flip_direction(self) -> None:
-        state = self.active_view.state
-        if state is None:
-            return
-        if state.query.spec.scan:
-            notify(self, "A Scan has no direction.", severity="warning")
-            return
-        view_queries.restart_with(
-            self.active_view, "Direction", descending=not state.query.form.descending
-        )
+        view_queries.flip_direction(self.active_view)
 
     def _compare_base(self) -> Any:
         for screen in self.screen_stack:
@@ -226,6 +221,21 @@ class DynotuiApp(ShareActions, App[None]):
         view_queries.choose_order(
             view, self._schema_for(view), base.form if base is not None else None
         )
+
+    def action_partiql(self) -> None:
+        view = self.active_view
+        schema = self._schema_for(view)
+        if schema is None:
+            return
+        state = view.state
+        form = state.query.form if state is not None else QueryForm()
+        statement = getattr(state.query, "statement", None) if state is not None else None
+
+        def done(query: Any) -> None:
+            if query is not None:
+                view.start(query)
+
+        self.push_screen(QueryScreen(schema, form, "", statement, "partiql-tab"), done)
 
     def action_edit_query(self) -> None:
         view = self.active_view
@@ -259,6 +269,31 @@ class DynotuiApp(ShareActions, App[None]):
                 view.redraw_columns(to_content=choice.fit)
 
         self.push_screen(ColumnsScreen(layout), chosen)
+
+    def action_count(self) -> None:
+        view = self.active_view
+        state = view.state
+        if state is None:
+            return
+        query = state.query
+        if not isinstance(query, DynamoQuery):
+            notify(
+                self,
+                "Count works on a Query or Scan (Select: COUNT); a PartiQL statement has none.",
+                severity="warning",
+            )
+            return
+        pager = state.pager
+        prediction = forecast(
+            query.schema, query.spec, pager.latest_reads(), pager.read_whole_result
+        )
+
+        def counted(result: CountResult | None) -> None:
+            if result is not None:
+                self.session.counts[result.scope] = result
+                view.refresh_status()
+
+        self.push_screen(CountScreen(self.session.client, query, prediction), counted)
 
     def action_compare(self) -> None:
         view = self.main_view
@@ -355,7 +390,7 @@ class DynotuiApp(ShareActions, App[None]):
         for key, action, title, help_text, _ in ACTIONS:
             if action in ("quit", "help", "cancel"):
                 continue
-            shown_key = key.split(",")[0].replace("question_mark", "?")
+            shown_key = key_label(key.split(",")[0])
             yield SystemCommand(
                 f"{title} ({shown_key})", help_text, lambda action=action: self.run_action(action)
             )

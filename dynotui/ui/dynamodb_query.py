@@ -11,6 +11,7 @@ from typing import Any
 from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.core.text import visible
 from dynotui.dynamodb.advice import Measurements, tied_rows
+from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget, generate
 from dynotui.dynamodb.dynamo_json import Item, plain_item, to_wire
 from dynotui.dynamodb.expressions import substitute
 from dynotui.dynamodb.query_form import QueryForm
@@ -33,6 +34,8 @@ class DynamoQuery:
     schema: TableSchema
     form: QueryForm
     spec: QuerySpec
+
+    kind = "query"
 
     @property
     def order(self) -> SortOrder:
@@ -127,3 +130,15 @@ class DynamoQuery:
 
     def key_json(self, key: Any) -> str:
         return json.dumps(to_wire(key), ensure_ascii=False)
+
+    # -- code -----------------------------------------------------------------------------
+
+    def code(self, page: Any, target: CodeTarget) -> dict[str, str]:
+        calls = page.cost.calls
+        first_limit = calls[0].limit if calls and self.spec.mode == "fill" else None
+        return {
+            language: generate(
+                language, self.spec, self.schema, page.start_key, page.number, target, first_limit
+            )
+            for language in LANGUAGES
+        }

@@ -61,7 +61,7 @@ class _Read:
     began: float = field(default_factory=time.monotonic)
 
 
-def status_line(state: ViewState) -> Text:
+def status_line(state: ViewState, counted: Any = None) -> Text:
     pager = state.pager
     page = pager.current
     if page is None:
@@ -76,6 +76,8 @@ def status_line(state: ViewState) -> Text:
         line += " · served from cache"
     for note in state.query.notes(page):
         line += f" · {note}"
+    if counted is not None:
+        line += f" · {counted.summary()}"
     text = Text(visible(line), style="bold")
     if page.empty_with_key:
         text.append(
@@ -441,6 +443,14 @@ class PagerView(Horizontal):
         width = self.grid.size.width or self.size.width or self.app.size.width
         return max(width - 2, 20)
 
+    def _counted(self) -> Any:
+        if self.state is None:
+            return None
+        return self.session.counts.get(self.state.pager.source.scope())
+
+    def refresh_status(self) -> None:
+        self._show_status()
+
     def refresh_costs(self) -> None:
         """Redraw the sidebar: another view's reads may have changed what the advisor knows."""
         if self.state is not None:
@@ -461,7 +471,7 @@ class PagerView(Horizontal):
             line.update(override)
             return
         state = self.state
-        text = status_line(state) if state is not None else Text("")
+        text = status_line(state, self._counted()) if state is not None else Text("")
         read = self._read
         if read is not None and self._ticker is not None:
             elapsed = time.monotonic() - read.began
@@ -473,7 +483,7 @@ class PagerView(Horizontal):
             )
             text = Text(f"{spin} Reading {what}… {elapsed:.1f} s (Esc cancels)  ", style="bold")
             if state is not None:
-                text.append_text(status_line(state))
+                text.append_text(status_line(state, self._counted()))
         elif self.opening is not None and self._ticker is not None:
             name, began = self.opening
             elapsed = time.monotonic() - began

@@ -1,20 +1,40 @@
-"""The query form: every field of a Query or Scan, errors shown at the field.
+"""The query form: every field of a Query or Scan, or a PartiQL SELECT; errors shown at
+the field.
 
 The switches and the mode come first, so they are in view on any terminal; an error
-stays next to its field until that field changes.
+stays next to its field until that field changes. It dismisses with the new query,
+ready to start: a ``DynamoQuery`` or a ``PartiQLQuery``.
 """
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Switch
+from textual.widgets import (
+    Button,
+    Footer,
+    Input,
+    Label,
+    Select,
+    Switch,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
 
+from dynotui.core.errors import InputError
+from dynotui.dynamodb.dynamo_json import to_wire
+from dynotui.dynamodb.partiql import Statement, statement_from
 from dynotui.dynamodb.query_form import FieldError, QueryForm, build_spec
 from dynotui.dynamodb.schema import SortOrder, TableSchema
-from dynotui.dynamodb.spec import SORT_OPERATORS, QuerySpec
+from dynotui.dynamodb.spec import SORT_OPERATORS, typed_value
+from dynotui.ui.dynamodb_query import DynamoQuery
+from dynotui.ui.partiql_query import PartiQLQuery
 from dynotui.ui.safe import plain, plain_lines
 
 TEXT_FIELDS = (
@@ -34,17 +54,45 @@ SWITCHES = (
 )
 
 
-class QueryScreen(ModalScreen[tuple[QueryForm, QuerySpec] | None]):
+def default_statement(schema: TableSchema, form: QueryForm) -> tuple[str, str]:
+    """A first SELECT for the PartiQL tab: this table, its partition key, the form's value."""
+    order = schema.order(form.order)
+    source = f'"{schema.name}"' + (f'."{order.name}"' if order.index_name else "")
+    key = order.partition_key
+    text = f'SELECT * FROM {source} WHERE "{key.name}" = ?'
+    try:
+        value = (
+            typed_value(key, form.partition_value, "partition key")
+            if form.partition_value
+            else None
+        )
+    except InputError:
+        value = None
+    parameters = json.dumps([to_wire({"v": value})["v"]]) if value else ""
+    return text, parameters
+
+
+class QueryScreen(ModalScreen[Any]):
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel"),
         Binding("ctrl+s", "run", "Run query"),
+        Binding("ctrl+t", "switch_tab", "Query / PartiQL"),
     ]
 
-    def __init__(self, schema: TableSchema, form: QueryForm, note: str = "") -> None:
+    def __init__(
+        self,
+        schema: TableSchema,
+        form: QueryForm,
+        note: str = "",
+        statement: Statement | None = None,
+        tab: str = "query-tab",
+    ) -> None:
         super().__init__()
         self.schema = schema
         self.form = form
         self.note = note
+        self.statement = statement
+        self.tab = tab
         self.order: SortOrder = schema.order(form.order)
 
     def compose(self) -> ComposeResult:
@@ -61,39 +109,69 @@ class QueryScreen(ModalScreen[tuple[QueryForm, QuerySpec] | None]):
             )
             if self.note:
                 yield Label(plain_lines(self.note), id="query-note", classes="field-error")
-            with VerticalScroll():
-                with Horizontal(classes="switch-row"):
-                    yield Select(
-                        [
-                            ("raw: one call per page", "raw"),
-                            ("fill: fixed-size pages", "fill"),
-                        ],
-                        value=self.form.mode,
-                        allow_blank=False,
-                        id="mode",
-                    )
-                    for name, label in SWITCHES:
-                        yield Switch(value=bool(getattr(self.form, name)), id=name)
-                        yield Label(label, classes="switch-label")
-                for name, _ in SWITCHES:
-                    yield Label("", id=f"{name}-error", classes="field-error")
-                for name, label in TEXT_FIELDS:
-                    if name == "sort_value":
-                        yield Label("Sort key condition")
-                        yield Select(
-                            [(op, op) for op in SORT_OPERATORS],
-                            value=self.form.sort_operator or Select.NULL,
-                            prompt="(none)",
-                            id="sort_operator",
-                            disabled=order.sort_key is None,
-                        )
-                    yield Label(label)
-                    yield Input(value=str(getattr(self.form, name)), id=name)
-                    yield Label("", id=f"{name}-error", classes="field-error")
+            with TabbedContent(initial=self.tab, id="query-tabs"):
+                with TabPane("Query or Scan", id="query-tab"):
+                    yield from self._query_fields()
+                with TabPane("PartiQL", id="partiql-tab"):
+                    yield from self._partiql_fields()
             with Horizontal(id="query-buttons"):
                 yield Button("Run (ctrl+s)", variant="primary", id="run")
                 yield Button("Cancel", id="cancel")
         yield Footer()
+
+    def _partiql_fields(self) -> ComposeResult:
+        if self.statement is not None:
+            text = self.statement.text
+            parameters = json.dumps([to_wire({"v": p})["v"] for p in self.statement.parameters])
+            page_size, consistent = str(self.statement.page_size), self.statement.consistent_read
+        else:
+            text, parameters = default_statement(self.schema, self.form)
+            page_size, consistent = self.form.page_size, False
+        with VerticalScroll():
+            yield Label("SELECT statement (only SELECT is run; ? marks a parameter)")
+            yield TextArea(text, id="statement", classes="statement")
+            yield Label("", id="statement-error", classes="field-error")
+            yield Label('Parameters for the ?s, in order, DynamoDB JSON: [{"S": "acme"}]')
+            yield Input(value=parameters, id="parameters")
+            yield Label("", id="parameters-error", classes="field-error")
+            yield Label("Page size (1-1000): ExecuteStatement's Limit")
+            yield Input(value=page_size, id="partiql_page_size")
+            yield Label("", id="partiql_page_size-error", classes="field-error")
+            with Horizontal(classes="switch-row"):
+                yield Switch(value=consistent, id="partiql_consistent")
+                yield Label("Consistent read", classes="switch-label")
+
+    def _query_fields(self) -> ComposeResult:
+        order = self.order
+        with VerticalScroll():
+            with Horizontal(classes="switch-row"):
+                yield Select(
+                    [
+                        ("raw: one call per page", "raw"),
+                        ("fill: fixed-size pages", "fill"),
+                    ],
+                    value=self.form.mode,
+                    allow_blank=False,
+                    id="mode",
+                )
+                for name, label in SWITCHES:
+                    yield Switch(value=bool(getattr(self.form, name)), id=name)
+                    yield Label(label, classes="switch-label")
+            for name, _ in SWITCHES:
+                yield Label("", id=f"{name}-error", classes="field-error")
+            for name, label in TEXT_FIELDS:
+                if name == "sort_value":
+                    yield Label("Sort key condition")
+                    yield Select(
+                        [(op, op) for op in SORT_OPERATORS],
+                        value=self.form.sort_operator or Select.NULL,
+                        prompt="(none)",
+                        id="sort_operator",
+                        disabled=order.sort_key is None,
+                    )
+                yield Label(label)
+                yield Input(value=str(getattr(self.form, name)), id=name)
+                yield Label("", id=f"{name}-error", classes="field-error")
 
     def on_mount(self) -> None:
         if not self.order.strongly_consistent_allowed:
@@ -103,7 +181,10 @@ class QueryScreen(ModalScreen[tuple[QueryForm, QuerySpec] | None]):
             self.query_one("#consistent_read-error", Label).update(
                 plain(f"'{self.order.name}' is a GSI: GSIs serve only eventually consistent reads")
             )
-        self.query_one("#partition_value", Input).focus()
+        if self.tab == "partiql-tab":
+            self.query_one("#statement", TextArea).focus()
+        else:
+            self.query_one("#partition_value", Input).focus()
 
     def read_form(self) -> QueryForm:
         fields: dict[str, object] = {
@@ -125,6 +206,9 @@ class QueryScreen(ModalScreen[tuple[QueryForm, QuerySpec] | None]):
         if event.input.id:
             self._clear(event.input.id)
 
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._clear("statement")
+
     def on_switch_changed(self, event: Switch.Changed) -> None:
         if event.switch.id:
             self._clear(event.switch.id)
@@ -133,7 +217,49 @@ class QueryScreen(ModalScreen[tuple[QueryForm, QuerySpec] | None]):
         if event.select.id == "sort_operator":
             self._clear("sort_value")
 
+    def action_switch_tab(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        tabs.active = "partiql-tab" if tabs.active == "query-tab" else "query-tab"
+        if tabs.active == "partiql-tab":
+            self.query_one("#statement", TextArea).focus()
+        else:
+            self.query_one("#partition_value", Input).focus()
+
+    def _run_partiql(self) -> None:
+        for name in ("statement", "parameters", "partiql_page_size"):
+            self._clear(name)
+        size_text = self.query_one("#partiql_page_size", Input).value.strip()
+        if not size_text.isdigit():
+            self._show("partiql_page_size", f"page size must be a whole number, got {size_text!r}")
+            return
+        text = self.query_one("#statement", TextArea).text
+        parameters = self.query_one("#parameters", Input).value
+        try:
+            statement = statement_from(
+                text,
+                parameters,
+                int(size_text),
+                self.query_one("#partiql_consistent", Switch).value,
+            )
+        except InputError as exc:
+            message = str(exc)
+            field = "parameters" if "parameter" in message else "statement"
+            if "page size" in message:
+                field = "partiql_page_size"
+            self._show(field, message)
+            return
+        self.dismiss(PartiQLQuery(self.schema, self.form, statement))
+
+    def _show(self, field: str, message: str) -> None:
+        self.query_one(f"#{field}-error", Label).update(plain_lines(message))
+        self.notify(
+            plain_lines(message).plain, title="Check the query", severity="error", markup=False
+        )
+
     def action_run(self) -> None:
+        if self.query_one(TabbedContent).active == "partiql-tab":
+            self._run_partiql()
+            return
         for name, _ in (*TEXT_FIELDS, *SWITCHES):
             self._clear(name)
         form = self.read_form()
@@ -141,12 +267,9 @@ class QueryScreen(ModalScreen[tuple[QueryForm, QuerySpec] | None]):
             spec = build_spec(self.schema, form)
         except FieldError as exc:
             field = exc.field if exc.field != "sort_operator" else "sort_value"
-            self.query_one(f"#{field}-error", Label).update(plain_lines(str(exc)))
-            self.notify(
-                plain_lines(str(exc)).plain, title="Check the query", severity="error", markup=False
-            )
+            self._show(field, str(exc))
             return
-        self.dismiss((form, spec))
+        self.dismiss(DynamoQuery(self.schema, form, spec))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_run()

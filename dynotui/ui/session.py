@@ -9,6 +9,7 @@ from typing import Any
 
 from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions
+from dynotui.dynamodb.count import CountResult
 
 
 @dataclass
@@ -18,3 +19,4 @@ class Session:
     label: str = ""
     clock: Callable[[], float] = time.perf_counter
     measurements: Measurements = field(default_factory=Measurements)
+    counts: dict[str, CountResult] = field(default_factory=dict)  # by query scope

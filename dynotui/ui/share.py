@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
-from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget, generate
+from dynotui.dynamodb.codegen import CodeTarget
 from dynotui.ui import clipboard
 from dynotui.ui.code_screen import CodeScreen
 from dynotui.ui.cursor_screen import InspectCursorScreen, PasteCursorScreen
@@ -146,13 +146,5 @@ class ShareActions:
         if state is None or state.pager.current is None:
             return
         page = state.pager.current
-        spec, schema = state.query.spec, state.query.schema
-        calls = page.cost.calls
-        first_limit = calls[0].limit if calls and spec.mode == "fill" else None
-        code = {
-            language: generate(
-                language, spec, schema, page.start_key, page.number, self.code_target(), first_limit
-            )
-            for language in LANGUAGES
-        }
+        code = state.query.code(page, self.code_target())
         self.push_screen(CodeScreen(f"Code for page {page.number}, from its start key", code))

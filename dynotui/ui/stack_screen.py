@@ -32,7 +32,7 @@ def _cost_parts(summary: Any) -> tuple[str, str]:
     cost = summary.cost
     headline = cost.headline
     total = "not reported" if headline is None else f"{headline:g} {cost.unit}"
-    detail = ", ".join(f"{label.strip()} {value}" for label, value in cost.fields()[1:])
+    detail = ", ".join(f"{label.strip()} {value}".strip() for label, value in cost.fields()[1:])
     return total, detail
 
 

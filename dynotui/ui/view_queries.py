@@ -15,6 +15,7 @@ from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
 from dynotui.dynamodb.schema import TableSchema, describe_table
 from dynotui.ui.background import run_in_background
 from dynotui.ui.dynamodb_query import DynamoQuery
+from dynotui.ui.partiql_query import PartiQLQuery
 from dynotui.ui.picker_screen import PickerScreen
 from dynotui.ui.query_screen import QueryScreen
 from dynotui.ui.safe import notify
@@ -73,6 +74,7 @@ def edit_query(
     form: QueryForm | None = None,
     note: str = "",
 ) -> None:
+    """The query form, on this view's query (the PartiQL tab for a statement)."""
     state = view.state
     if schema is None:
         if state is None:
@@ -80,13 +82,16 @@ def edit_query(
         schema = state.query.schema
     if form is None:
         form = state.query.form if state is not None else QueryForm()
+    statement = None
+    tab = "query-tab"
+    if state is not None and isinstance(state.query, PartiQLQuery) and not note:
+        statement, tab = state.query.statement, "partiql-tab"
 
-    def done(result: Any) -> None:
-        if result:
-            new_form, spec = result
-            view.start(DynamoQuery(schema, new_form, spec))
+    def done(query: Any) -> None:
+        if query is not None:
+            view.start(query)
 
-    view.app.push_screen(QueryScreen(schema, form, note), done)
+    view.app.push_screen(QueryScreen(schema, form, note, statement, tab), done)
 
 
 def choose_order(
@@ -121,6 +126,15 @@ def restart_with(view: PagerView, what: str, **changes: Any) -> None:
     if state is None:
         return
     query = state.query
+    if not isinstance(query, DynamoQuery):
+        notify(
+            view,
+            "A PartiQL statement pages one ExecuteStatement call per page, in the order its "
+            "SELECT reads: no fill mode, no direction to flip.",
+            title=what,
+            severity="warning",
+        )
+        return
     form = query.form.with_(**changes)
     try:
         spec = build_spec(query.schema, form)
@@ -134,3 +148,25 @@ def restart_with(view: PagerView, what: str, **changes: Any) -> None:
     else:
         order = "descending" if form.descending else "ascending"
         view.start(new, None, note=f"{order}: a new cursor stack from the start")
+
+
+def toggle_mode(view: PagerView) -> None:
+    state = view.state
+    if state is None:
+        return
+    mode = (
+        "fill" if getattr(state.query, "spec", None) and state.query.spec.mode == "raw" else "raw"
+    )
+    restart_with(view, "Mode", mode=mode)
+
+
+def flip_direction(view: PagerView) -> None:
+    state = view.state
+    if state is None:
+        return
+    query = state.query
+    if isinstance(query, DynamoQuery) and query.spec.scan:
+        notify(view, "A Scan has no direction.", severity="warning")
+        return
+    descending = not query.form.descending if isinstance(query, DynamoQuery) else False
+    restart_with(view, "Direction", descending=descending)

@@ -1,0 +1,116 @@
+"""A PartiQL SELECT as the UI sees it: its title, columns and cells, and its code."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from dynotui.core.exact_json import dumps as exact_dumps
+from dynotui.core.text import visible
+from dynotui.dynamodb.advice import Measurements
+from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget
+from dynotui.dynamodb.dynamo_json import Item, plain_item, to_wire
+from dynotui.dynamodb.partiql import PartiQLSource, Statement
+from dynotui.dynamodb.partiql_codegen import generate_partiql
+from dynotui.dynamodb.query_form import QueryForm
+from dynotui.dynamodb.schema import SortOrder, TableSchema
+from dynotui.ui.cells import cell
+
+
+@dataclass(frozen=True)
+class PartiQLQuery:
+    schema: TableSchema  # the table the form was opened on (for keys, and to go back)
+    form: QueryForm
+    statement: Statement
+
+    kind = "partiql"
+
+    @property
+    def table(self) -> str:
+        return self.statement.target()[0]
+
+    @property
+    def order(self) -> SortOrder:
+        table, index = self.statement.target()
+        if table == self.schema.name:
+            for order in self.schema.orders:
+                if order.index_name == index:
+                    return order
+        return self.schema.base
+
+    def _reads_this_table(self) -> bool:
+        return self.table == self.schema.name
+
+    def make_source(
+        self, client: Any, measurements: Measurements | None, clock: Any = time.perf_counter
+    ) -> PartiQLSource:
+        schema = self.schema if self._reads_this_table() else None
+        return PartiQLSource(client, self.statement, schema, clock=clock)
+
+    def _parameters_text(self) -> str:
+        shown = [
+            json.dumps(to_wire({"v": p})["v"], ensure_ascii=False)
+            for p in self.statement.parameters
+        ]
+        return f" with ? = {', '.join(shown)}" if shown else ""
+
+    def conditions_text(self) -> str:
+        return visible(" ".join(self.statement.text.split()) + self._parameters_text())
+
+    def title(self) -> str:
+        consistent = " · strongly consistent" if self.statement.consistent_read else ""
+        return visible(
+            f"PartiQL · {' '.join(self.statement.text.split())}{self._parameters_text()} · "
+            f"{self.statement.page_size}/page (ExecuteStatement, Limit = page size){consistent}"
+        )
+
+    def notes(self, page: Any) -> list[str]:
+        return []
+
+    def conditions(self) -> frozenset[str]:
+        return frozenset({self.statement.scope()})
+
+    def key_columns(self) -> tuple[str, ...]:
+        if not self._reads_this_table():
+            return ()
+        _, index = self.statement.target()
+        try:
+            return self.schema.cursor_key_names(index)
+        except Exception:  # an index this table does not have: DynamoDB will say so
+            return self.schema.table_key_names
+
+    def known_columns(self) -> tuple[str, ...]:
+        return ()
+
+    def cells(self, item: Item) -> dict[str, str]:
+        return {name: cell(value) for name, value in item.items()}
+
+    def boundary_text(self, key: Any) -> str:
+        if not key:
+            return "(start of the result)"
+        text = visible(key)
+        return f"NextToken {text[:40]}…" if len(text) > 40 else f"NextToken {text}"
+
+    def item_json(self, item: Item, typed: bool) -> str:
+        if typed:
+            return json.dumps(to_wire(item), indent=2, ensure_ascii=False)
+        return exact_dumps(plain_item(item), indent=2)
+
+    def item_formats(self) -> tuple[str, str]:
+        return "plain JSON", "DynamoDB JSON"
+
+    def page_lines(self, items: list[Item]) -> str:
+        return "".join(json.dumps(to_wire(i), ensure_ascii=False) + "\n" for i in items)
+
+    def key_json(self, key: Any) -> str:
+        return json.dumps({"NextToken": key})
+
+    def code(self, page: Any, target: CodeTarget) -> dict[str, str]:
+        return {
+            language: generate_partiql(
+                language, self.statement, page.start_key, page.number, target
+            )
+            for language in LANGUAGES
+        }
