@@ -13,7 +13,7 @@ from typing import Any
 
 from dynotui.cli.local_cmd import home_with_progress, start_with_progress, watch
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
-from dynotui.cli.tui_cmd import open_app
+from dynotui.cli.tui_cmd import open_app, preload_ui
 from dynotui.core.text import visible
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.query_form import QueryForm
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     home = home_with_progress()
     db = _demo_db(home, args.reseed)
     # While the JVM starts, load the UI: the two take about as long as each other.
-    server = start_with_progress(_load_ui, home=home, db_file=db, quick_start=True)
+    server = start_with_progress(preload_ui, home=home, db_file=db, quick_start=True)
     try:
         local = ConnectionOptions(
             endpoint_url=server.endpoint_url,
@@ -102,10 +102,6 @@ def run(args: argparse.Namespace) -> int:
         return _show(make_client(local), args, local, server)
     finally:
         server.stop()
-
-
-def _load_ui() -> None:
-    import dynotui.ui.app  # noqa: F401 - imported now, used by open_app
 
 
 def _demo_db(home: Any, reseed: bool) -> Any:

@@ -29,6 +29,11 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--scan", action="store_true", help="a Scan instead of a Query")
 
 
+def preload_ui() -> None:
+    """Import the UI now (it takes about as long as a JVM start): the demo overlaps them."""
+    import dynotui.ui.app  # noqa: F401 - the import is the point
+
+
 def open_app(
     client: Any,
     options: ConnectionOptions,
