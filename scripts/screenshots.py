@@ -2,99 +2,154 @@
 
     python scripts/screenshots.py [--out screenshots]
 
-Starts DynamoDB Local, seeds the demo table, runs the app headless and saves SVGs.
+Starts DynamoDB Local on a copy of the seeded demo database, runs the app headless and
+saves SVGs. Latencies come from a fixed clock, so screenshots change only when the app
+does.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Sequence
+import sys
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from dynotui.core.query_form import QueryForm
-from textual.widgets import DataTable, Input
+from textual.widgets import Input, TextArea
 
-from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
+sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
+
+from uihelpers import FixedClock, Recorder
+
+from dynotui.core.cursor import CursorSigner
+from dynotui.dynamodb.query_form import QueryForm
+from dynotui.local import demo_cache
+from dynotui.local.demo import BIG_CUSTOMER, RARE_STATUS, TABLE
+from dynotui.local.locate import ensure_home
 from dynotui.local.runner import DynamoDBLocal
 from dynotui.ui.app import DynotuiApp
 from dynotui.ui.pilot import settle
 
-SIZE = (150, 40)
-SHOTS: list[tuple[str, QueryForm, Sequence[str]]] = [
-    ("main", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["n", "n"]),
+LABEL = "DynamoDB Local (dynotui demo)"
+RARE = QueryForm(
+    partition_value=BIG_CUSTOMER,
+    filter="status = :r",
+    values='{":r": "RETURNED"}',
+    page_size="10",
+    mode="fill",
+)
+Steps = Callable[[Any, DynotuiApp], Awaitable[None]]
+
+
+def keys(*pressed: str) -> Steps:
+    async def run(pilot: Any, app: DynotuiApp) -> None:
+        app.main_view.grid.focus()
+        for key in pressed:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run
+
+
+async def compare(pilot: Any, app: DynotuiApp) -> None:
+    for key in ("w", "tab", "o"):
+        await pilot.press(key)
+        await settle(pilot)
+    app.screen.query_one(Input).value = "by_status"
+    await pilot.press("enter")
+    await settle(pilot)
+    app.screen.query_one("#filter", Input).value = "customer = :c"
+    app.screen.query_one("#values", Input).value = f'{{":c": "{BIG_CUSTOMER}"}}'
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    for _ in range(2):
+        await pilot.press("N")
+        await settle(pilot)
+
+
+async def count(pilot: Any, app: DynotuiApp) -> None:
+    await pilot.press("n", "number_sign")
+    await settle(pilot)
+    await pilot.press("enter")
+    for _ in range(400):
+        await pilot.pause(0.05)
+        if getattr(app.screen, "result", None) is not None:
+            break
+    await pilot.pause(0.2)
+
+
+async def partiql(pilot: Any, app: DynotuiApp) -> None:
+    await pilot.press("colon")
+    await settle(pilot)
+    app.screen.query_one("#statement", TextArea).text = (
+        f'SELECT order_no, status, total FROM "{TABLE}"."by_status" WHERE status = ? AND total > ?'
+    )
+    app.screen.query_one("#parameters", Input).value = f'[{{"S": "{RARE_STATUS}"}}, {{"N": "500"}}]'
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    await pilot.press("n")
+    await settle(pilot)
+
+
+SHOTS: list[tuple[str, QueryForm, tuple[int, int], Steps]] = [
+    ("main", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), (160, 40), keys("n", "n")),
+    ("main-80x24", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), (80, 24), keys("n")),
+    ("filter-waste", RARE, (160, 40), keys("n", "n", "n")),
     (
-        "filter-waste",
-        QueryForm(
-            partition_value=BIG_CUSTOMER,
-            filter="status = :r",
-            values='{":r": "RETURNED"}',
-            page_size="10",
-            mode="fill",
-        ),
-        ["n", "n", "n"],
+        "stack",
+        QueryForm(partition_value=BIG_CUSTOMER, page_size="20"),
+        (160, 40),
+        keys("n", "n", "n", "p", "s"),
     ),
-    ("stack", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["n", "n", "n", "p", "s"]),
-    ("item", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["down", "down", "enter"]),
-    ("code", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), ["n", "c"]),
+    (
+        "item",
+        QueryForm(partition_value=BIG_CUSTOMER, page_size="20"),
+        (160, 40),
+        keys("down", "down", "enter"),
+    ),
+    ("code", RARE, (160, 40), keys("n", "c")),
     (
         "gsi-order",
         QueryForm(order="by_status", partition_value="CANCELLED", page_size="20"),
-        ["n"],
+        (160, 40),
+        keys("n"),
     ),
+    ("compare", RARE, (200, 45), compare),
+    ("count", RARE, (160, 40), count),
+    ("partiql", QueryForm(partition_value=BIG_CUSTOMER, page_size="8"), (160, 40), partiql),
 ]
 
 
-async def shoot(client: Any, label: str, out: Path) -> None:
-    for name, form, keys in SHOTS:
-        app = DynotuiApp(client, connection_label=label, table=TABLE, form=form)
-        async with app.run_test(size=SIZE) as pilot:
+async def shoot(client: Any, out: Path, only: Sequence[str]) -> None:
+    for name, form, size, steps in SHOTS:
+        if only and name not in only:
+            continue
+        app = DynotuiApp(
+            client,
+            connection_label=LABEL,
+            table=TABLE,
+            form=form,
+            clock=FixedClock(),
+            signer=CursorSigner(b"screenshots-secret-0123456789"),
+            system_copy=Recorder(),
+        )
+        async with app.run_test(size=size) as pilot:
             await settle(pilot)
-            app.query_one("#results", DataTable).focus()
-            for key in keys:
-                await pilot.press(key)
-                await settle(pilot)
-            path = app.save_screenshot(f"{name}.svg", str(out))
-            print(path)
-    await shoot_compare(client, label, out)
-
-
-async def shoot_compare(client: Any, label: str, out: Path) -> None:
-    """Base order on the left with a wasteful filter, the GSI that serves it on the right."""
-    form = QueryForm(
-        partition_value=BIG_CUSTOMER,
-        filter="status = :r",
-        values='{":r": "RETURNED"}',
-        page_size="15",
-    )
-    app = DynotuiApp(client, connection_label=label, table=TABLE, form=form)
-    async with app.run_test(size=(200, 45)) as pilot:
-        await settle(pilot)
-        for key in ("w", "tab", "o"):
-            await pilot.press(key)
-            await settle(pilot)
-        app.screen.query_one(Input).value = "by_status"
-        await pilot.press("enter")
-        await settle(pilot)
-        app.screen.query_one("#partition_value", Input).value = "RETURNED"
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        for key in ("N", "N"):
-            await pilot.press(key)
-            await settle(pilot)
-        print(app.save_screenshot("compare.svg", str(out)))
+            await steps(pilot, app)
+            print(app.save_screenshot(f"{name}.svg", str(out)))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "screenshots")
+    parser.add_argument("only", nargs="*", help="names of shots to take (default: all)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    with DynamoDBLocal() as server:
-        client = server.client()
-        seed_demo(client)
-        asyncio.run(shoot(client, "DynamoDB Local (dynotui demo)", args.out))
+    home = ensure_home()
+    db, _ = demo_cache.ensure(home)
+    with DynamoDBLocal(home=home, db_file=db) as server:
+        asyncio.run(shoot(server.client(), args.out, args.only))
     return 0
 
 

@@ -100,6 +100,19 @@ class Statement:
                 return _name(table_kind, table), index
         raise InputError('the statement names no table: SELECT ... FROM "table" [WHERE ...]')
 
+    def selected(self) -> list[str] | None:
+        """The top-level attributes the SELECT list names (None for SELECT *)."""
+        tokens = self.significant()
+        names: list[str] = []
+        for kind, text in tokens[1:]:
+            if kind == "word" and text.lower() == "from":
+                return names
+            if text == "*":
+                return None
+            if kind in ("word", "quoted"):
+                names.append(_name(kind, text))
+        return names
+
     def equalities(self) -> set[str]:
         """Attributes the WHERE clause tests with = or IN (top level, roughly: OR spoils it)."""
         tokens = self.significant()

@@ -20,6 +20,7 @@ from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count
 from dynotui.ui.background import run_in_background
 from dynotui.ui.dynamodb_query import DynamoQuery
 from dynotui.ui.safe import plain, plain_lines
+from dynotui.ui.sidebar import plural
 
 DRIFT = (
     "A count is a snapshot of a moving table: writes made while it ran, or since, make it drift."
@@ -44,7 +45,7 @@ def forecast_text(forecast: Forecast, scan: bool) -> Text:
 def progress_text(step: CountProgress) -> Text:
     return Text(
         f"Count {step.count:,} · scanned {step.scanned:,} · {step.capacity:g} RCU · "
-        f"{step.calls:,} calls · {step.rate:,.0f} items/s · {step.seconds:.1f} s"
+        f"{plural(step.calls, 'call')} · {step.rate:,.0f} items/s · {step.seconds:.1f} s"
     )
 
 
@@ -59,8 +60,8 @@ def result_text(result: CountResult) -> Text:
     when = result.taken_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
     cost = f"{result.capacity.total:g} RCU" if result.capacity else "not reported"
     text.append(
-        f"\nTaken {when} · scanned {result.scanned:,} · cost {cost} · {result.calls:,} calls "
-        f"· {result.seconds:.1f} s"
+        f"\nTaken {when} · scanned {result.scanned:,} · cost {cost} · "
+        f"{plural(result.calls, 'call')} · {result.seconds:.1f} s"
     )
     if result.retries:
         text.append(f" · {result.retries} retries")

@@ -77,9 +77,11 @@ class PartiQLQuery:
             return ()
         _, index = self.statement.target()
         try:
-            return self.schema.cursor_key_names(index)
+            keys = self.schema.cursor_key_names(index)
         except Exception:  # an index this table does not have: DynamoDB will say so
-            return self.schema.table_key_names
+            keys = self.schema.table_key_names
+        selected = self.statement.selected()
+        return keys if selected is None else tuple(k for k in keys if k in selected)
 
     def known_columns(self) -> tuple[str, ...]:
         return ()

@@ -87,7 +87,9 @@ def totals_text(totals: Totals[Any]) -> Text:
     text.append("Session\n", style="bold")
     text.append(f"Pages read {totals.pages_read:,}  calls {totals.calls:,}\n")
     text.append(f"Cost       {_headline(totals.cost)}\n")
-    text.append(f"Scanned    {totals.scanned:,}  Count {totals.count:,}\n")
+    read = totals.cost.read if totals.cost is not None else 0
+    scanned = "not reported" if read is None else f"{read:,}"
+    text.append(f"Scanned    {scanned}  Count {totals.count:,}\n")
     retries = totals.cost.retries if totals.cost is not None else 0
     if retries:
         text.append(f"Retries    {retries:,}\n", style="yellow")
