@@ -82,9 +82,10 @@ async def count(pilot: Any, app: DynotuiApp) -> None:
 async def partiql(pilot: Any, app: DynotuiApp) -> None:
     await pilot.press("colon")
     await settle(pilot)
-    app.screen.query_one("#statement", TextArea).text = (
+    statement = (
         f'SELECT order_no, status, total FROM "{TABLE}"."by_status" WHERE status = ? AND total > ?'
     )
+    app.screen.query_one("#statement", TextArea).text = statement
     app.screen.query_one("#parameters", Input).value = f'[{{"S": "{RARE_STATUS}"}}, {{"N": "500"}}]'
     await pilot.press("ctrl+s")
     await settle(pilot)
