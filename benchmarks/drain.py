@@ -5,6 +5,7 @@ partition of --items items. Prints ratios measured in the same run, since these
 machines are noisy:
 
   drain ratio   = pager drain time / boto3 paginator drain time (same Limit)
+  lines ratio   = `dynotui pages` writing JSON lines / a boto3 paginator writing them
   deep ratio    = median latency of a fresh read of page 1000 / of page 1
 
     python benchmarks/drain.py [--items 100000] [--page-size 100] [--repeats 3]
@@ -13,7 +14,9 @@ machines are noisy:
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import time
 from typing import Any
@@ -62,6 +65,30 @@ def drain_pager(client: Any, schema: Any, page_size: int, mode: str) -> int:
     return count
 
 
+# The baseline for `dynotui pages`: boto3's paginator writing the same kind of JSON lines.
+JSON_PAGINATOR = """
+import json, sys
+import boto3
+client = boto3.client("dynamodb", endpoint_url=sys.argv[1], region_name="us-east-1",
+                      aws_access_key_id="bench", aws_secret_access_key="bench")
+pages = client.get_paginator("query").paginate(
+    TableName=sys.argv[2], KeyConditionExpression="pk = :p",
+    ExpressionAttributeValues={":p": {"S": "p"}}, ReturnConsumedCapacity="INDEXES",
+    PaginationConfig={"PageSize": int(sys.argv[3])})
+out = sys.stdout
+for number, page in enumerate(pages, start=1):
+    out.write(json.dumps({
+        "page": number, "items": page["Items"], "count": page["Count"],
+        "scanned_count": page["ScannedCount"], "consumed_capacity": page["ConsumedCapacity"],
+        "last_evaluated_key": page.get("LastEvaluatedKey")}, ensure_ascii=False) + "\\n")
+"""
+
+
+def drain_command(command: list[str]) -> int:
+    result = subprocess.run(command, capture_output=True, text=True, check=True)
+    return sum(len(json.loads(line)["items"]) for line in result.stdout.splitlines())
+
+
 def timed(fn: Any) -> tuple[float, Any]:
     began = time.perf_counter()
     result = fn()
@@ -71,7 +98,40 @@ def timed(fn: Any) -> tuple[float, Any]:
 def run(client: Any, items: int, page_size: int, repeats: int) -> None:
     seed(client, items)
     schema = describe_table(client, TABLE)
-    times: dict[str, list[float]] = {"paginator": [], "pager raw": [], "pager fill": []}
+    endpoint = client.meta.endpoint_url
+    commands = {
+        "JSON-writing paginator": [
+            sys.executable,
+            "-c",
+            JSON_PAGINATOR,
+            endpoint,
+            TABLE,
+            str(page_size),
+        ],
+        "dynotui pages": [
+            sys.executable,
+            "-m",
+            "dynotui",
+            "pages",
+            "--endpoint-url",
+            endpoint,
+            "--table-name",
+            TABLE,
+            "--key-condition-expression",
+            "pk = :p",
+            "--expression-attribute-values",
+            '{":p": {"S": "p"}}',
+            "--page-size",
+            str(page_size),
+            "--no-tokens",
+        ],
+    }
+    times: dict[str, list[float]] = {
+        "paginator": [],
+        "pager raw": [],
+        "pager fill": [],
+        **{name: [] for name in commands},
+    }
     for _ in range(repeats):  # interleaved, so drift hits every contender alike
         seconds, n = timed(lambda: drain_paginator(client, page_size))
         assert n == items, n
@@ -80,13 +140,21 @@ def run(client: Any, items: int, page_size: int, repeats: int) -> None:
             seconds, n = timed(lambda mode=mode: drain_pager(client, schema, page_size, mode))
             assert n == items, (mode, n)
             times[f"pager {mode}"].append(seconds)
+        for name, command in commands.items():
+            seconds, n = timed(lambda command=command: drain_command(command))
+            assert n == items, (name, n)
+            times[name].append(seconds)
     base = statistics.median(times["paginator"])
-    for name, values in times.items():
-        median = statistics.median(values)
+    for name in ("paginator", "pager raw", "pager fill"):
+        median = statistics.median(times[name])
         print(
             f"drain {items:,} items, Limit {page_size}: {name:<10} median {median:.2f} s "
             f"ratio {median / base:.2f}"
         )
+    lines = statistics.median(times["JSON-writing paginator"])
+    for name in commands:
+        median = statistics.median(times[name])
+        print(f"JSON lines to stdout: {name:<22} median {median:.2f} s ratio {median / lines:.2f}")
 
     deep = items // page_size
     pager = query_pager(
@@ -100,7 +168,7 @@ def run(client: Any, items: int, page_size: int, repeats: int) -> None:
     probes = {1: [], deep // 2: [], deep: []}
     for _ in range(max(5, repeats * 5)):
         for number, samples in probes.items():
-            samples.append(pager.goto(number).latency_ms)
+            samples.append(pager.goto(number).cost.latency_ms)
     base_ms = statistics.median(probes[1])
     for number, samples in probes.items():
         median = statistics.median(samples)

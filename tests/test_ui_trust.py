@@ -85,8 +85,8 @@ async def test_columns_only_grow_in_first_seen_order(client, demo_table) -> None
             labels = grid_labels(view)
             assert labels[: len(history[-1])] == history[-1], "no column moves or vanishes"
             history.append(labels)
-            for column in view.grid.ordered_columns:
-                label = str(column.label)
+            for column in view.grid.columns:
+                label = column.label
                 assert column.width >= widths.get(label, 0), "widths never shrink"
                 widths[label] = column.width
             total = labels.index("total")
@@ -152,10 +152,10 @@ async def test_status_and_total_in_view_at_160_columns(client, demo_table) -> No
         await settle(pilot)
         grid = app.main_view.grid
         right_edge = 0
-        for column in grid.ordered_columns:
-            right_edge += column.get_render_width(grid)
-            if str(column.label) in ("status", "total"):
-                assert right_edge <= grid.scrollable_content_region.width, str(column.label)
+        for column in grid.columns:
+            right_edge += column.render_width
+            if column.label in ("status", "total"):
+                assert right_edge <= grid.scrollable_content_region.width, column.label
 
 
 async def test_another_table_abandoned_in_the_form_changes_nothing(client, demo_table) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
 from dynotui.ui.app import DynotuiApp
-from dynotui.ui.cells import clip
+from dynotui.ui.grid import fit
 from dynotui.ui.pager_view import PagerView
 
 RARE_FORM = QueryForm(
@@ -56,13 +56,12 @@ def make_app(client: Any, form: QueryForm = RARE_FORM, **options: Any) -> Dynotu
 
 
 def grid_rows(view: PagerView) -> list[list[str]]:
-    table = view.query_one("#results", DataTable)
-    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+    grid = view.grid
+    return [grid.get_row_at(i) for i in range(grid.row_count)]
 
 
 def grid_labels(view: PagerView) -> list[str]:
-    table = view.query_one("#results", DataTable)
-    return [str(c.label) for c in table.ordered_columns]
+    return view.grid.labels
 
 
 def first_seen(pages: list[Any], key_names: tuple[str, ...]) -> list[str]:
@@ -78,8 +77,12 @@ def expected_rows(view: PagerView, page: Any) -> list[list[str]]:
     """The page's items as the grid must show them, in the grid's own columns."""
     assert view.state is not None and view.column_layout is not None
     query, layout = view.state.query, view.column_layout
+
+    def shown(text: str, width: int) -> str:
+        return fit(text, width) if len(text) > width else text
+
     return [
-        [clip(query.cells(item).get(name, ""), layout.widths[name]) for name in layout.visible()]
+        [shown(query.cells(item).get(name, ""), layout.widths[name]) for name in layout.visible()]
         for item in page.items
     ]
 

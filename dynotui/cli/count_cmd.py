@@ -17,10 +17,10 @@ from dynotui.dynamodb.count import MAX_SEGMENTS, CountProgress, count, forecast
 from dynotui.dynamodb.schema import describe_table
 
 
-def register(sub: Any) -> None:
+def register(sub: Any, help_text: str) -> None:
     parser = sub.add_parser(
         "count",
-        help="count a Query's or Scan's matches (Select: COUNT), with forecast and cost",
+        help=help_text,
         formatter_class=HelpFormatter,
         description=(
             "Count with Select: COUNT, following LastEvaluatedKey to its absence, and print one "

@@ -18,10 +18,10 @@ from dynotui.dynamodb.dynamo_json import to_wire
 from dynotui.dynamodb.source import start_key_from_json
 
 
-def register(sub: Any) -> None:
+def register(sub: Any, help_text: str) -> None:
     parser = sub.add_parser(
         "cursor",
-        help="decode a cursor token, or verify one for a query (no AWS call)",
+        help=help_text,
         description=(
             "Tools for cursor tokens, for people who build APIs on the same contract. "
             "A token is signed, not encrypted: decode shows anyone its start key."

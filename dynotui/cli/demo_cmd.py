@@ -27,10 +27,10 @@ from dynotui.local.tables import require_local
 ENV_ENDPOINTS = ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL")
 
 
-def register(sub: Any) -> None:
+def register(sub: Any, help_text: str) -> None:
     parser = sub.add_parser(
         "demo",
-        help="start DynamoDB Local, seed the demo orders table and open the pager on it",
+        help=help_text,
         formatter_class=HelpFormatter,
         description=(
             "Start DynamoDB Local on a copy of the seeded demo database (built once into your "

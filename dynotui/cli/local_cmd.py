@@ -14,10 +14,10 @@ from dynotui.local.progress import Step
 from dynotui.local.runner import DynamoDBLocal
 
 
-def register(sub: Any) -> None:
+def register(sub: Any, help_text: str) -> None:
     parser = sub.add_parser(
         "local",
-        help="run DynamoDB Local in memory (fetched once into the cache) until Ctrl-C",
+        help=help_text,
         description="Find or fetch DynamoDB Local, start it in memory, print its endpoint.",
     )
     parser.add_argument("--port", type=int, help="port to listen on (default: a free one)")

@@ -3,27 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
 from dynotui import __version__
-from dynotui.cli import (
-    count_cmd,
-    cursor_cmd,
-    demo_cmd,
-    local_cmd,
-    pages_cmd,
-    tables_cmd,
-    tui_cmd,
-)
+from dynotui.cli import tui_cmd
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.cli.output import ClosedOutput, quiet_closed_stdout
 from dynotui.core.errors import DynotuiError
 from dynotui.core.text import visible
 
-COMMANDS = (demo_cmd, local_cmd, tables_cmd, pages_cmd, count_cmd, cursor_cmd)
+# Each command's module is imported only when that command runs: `dynotui --help` and
+# the TUI start without loading what `demo` or `pages` need.
+COMMANDS = {
+    "demo": (
+        "dynotui.cli.demo_cmd",
+        "start DynamoDB Local, seed the demo orders table and open the pager on it",
+    ),
+    "local": (
+        "dynotui.cli.local_cmd",
+        "run DynamoDB Local in memory (fetched once into the cache) until Ctrl-C",
+    ),
+    "tables": (
+        "dynotui.cli.tables_cmd",
+        "list the tables, or a table's key schema and sort orders (base, LSIs, GSIs)",
+    ),
+    "pages": (
+        "dynotui.cli.pages_cmd",
+        "page through a Query, Scan or PartiQL SELECT headless: one JSON object per page",
+    ),
+    "count": (
+        "dynotui.cli.count_cmd",
+        "count a Query's or Scan's matches (Select: COUNT), with forecast and cost",
+    ),
+    "cursor": (
+        "dynotui.cli.cursor_cmd",
+        "decode a cursor token, or verify one for a query (no AWS call)",
+    ),
+}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -33,7 +53,7 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {visible(message)} (see --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="dynotui",
         formatter_class=HelpFormatter,
@@ -49,8 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", title="commands", parser_class=OneLineParser
     )
-    for module in COMMANDS:
-        module.register(sub)
+    wanted = set(argv)
+    for name, (module, help_text) in COMMANDS.items():
+        if name in wanted:
+            importlib.import_module(module).register(sub, help_text)
+        else:
+            sub.add_parser(name, help=help_text)  # listed in --help; loaded when used
     return parser
 
 
@@ -60,7 +84,7 @@ def _one_line(message: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     debug = getattr(args, "debug", False)
     try:

@@ -11,10 +11,10 @@ from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.schema import describe_table, list_tables, summary
 
 
-def register(sub: Any) -> None:
+def register(sub: Any, help_text: str) -> None:
     parser = sub.add_parser(
         "tables",
-        help="list the tables, or a table's key schema and sort orders (base, LSIs, GSIs)",
+        help=help_text,
         formatter_class=HelpFormatter,
         description="List every table (ListTables followed to the end), or describe one.",
     )

@@ -7,7 +7,8 @@ import argparse
 from typing import Any
 
 from dynotui.cli.options import connection_options
-from dynotui.dynamodb.connection import ConnectionOptions, describe, make_client
+from dynotui.dynamodb.connection import ConnectionOptions, describe
+from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm
 
 
@@ -40,6 +41,7 @@ def open_app(
     table: str | None,
     form: QueryForm,
     open_form: bool | None = None,
+    opening: Opening | None = None,
 ) -> int:
     from dynotui.ui.app import DynotuiApp  # Textual loads only when a terminal UI is wanted
 
@@ -50,6 +52,7 @@ def open_app(
         table=table,
         form=form,
         open_form=open_form,
+        opening=opening,
     )
     app.run()
     return app.return_code or 0
@@ -57,7 +60,6 @@ def open_app(
 
 def run(args: argparse.Namespace) -> int:
     options = connection_options(args)
-    client = make_client(options)
     form = QueryForm(
         order=args.index_name or "table",
         partition_value=args.partition_value or "",
@@ -67,4 +69,8 @@ def run(args: argparse.Namespace) -> int:
         mode=args.mode,
         scan=args.scan,
     )
-    return open_app(client, options, args.table_name, form)
+    # The table and its page 1 are asked for while Textual loads (about as long).
+    opening = Opening(options, args.table_name, form).start()
+    preload_ui()
+    client = opening.wait_for_client()
+    return open_app(client, options, args.table_name, form, opening=opening)

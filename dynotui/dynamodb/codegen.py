@@ -14,8 +14,6 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.paginate import TokenEncoder
-
 from dynotui.dynamodb.dynamo_json import AttributeValue, Item, to_wire
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.spec import QuerySpec
@@ -161,6 +159,8 @@ def cli_command(
     else:
         if start_key:
             # The CLI's own pagination token: it wraps the same ExclusiveStartKey.
+            from botocore.paginate import TokenEncoder
+
             token = TokenEncoder().encode({"ExclusiveStartKey": start_key})
             parts.append(f"--starting-token {token}")
         # The CLI's pages do not adapt: one Limit sized by the selectivity dynotui measured.

@@ -2,19 +2,6 @@
 
 from __future__ import annotations
 
-from botocore.exceptions import (
-    BotoCoreError,
-    ClientError,
-    ConnectTimeoutError,
-    EndpointConnectionError,
-    NoCredentialsError,
-    NoRegionError,
-    ReadTimeoutError,
-)
-from botocore.exceptions import (
-    ConnectionError as BotoConnectionError,
-)
-
 from dynotui.core.errors import DynotuiError, InputError, ServiceError
 
 THROTTLING = {
@@ -28,6 +15,20 @@ THROTTLING = {
 def translate(exc: BaseException, table: str | None = None) -> DynotuiError:
     if isinstance(exc, DynotuiError):
         return exc
+    # botocore is imported when something failed, not when dynotui starts.
+    from botocore.exceptions import (
+        BotoCoreError,
+        ClientError,
+        ConnectTimeoutError,
+        EndpointConnectionError,
+        NoCredentialsError,
+        NoRegionError,
+        ReadTimeoutError,
+    )
+    from botocore.exceptions import (
+        ConnectionError as BotoConnectionError,
+    )
+
     if isinstance(exc, ClientError):
         error = exc.response.get("Error", {})
         code = error.get("Code", "")

@@ -23,11 +23,7 @@ import time
 import weakref
 from pathlib import Path
 from types import TracebackType
-from typing import IO
-
-import boto3
-from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
+from typing import IO, Any
 
 from dynotui.local.locate import JAR, LIB, LocalSetupError, ensure_home, find_java
 
@@ -107,7 +103,10 @@ class DynamoDBLocal:
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
 
-    def client(self, **config: object):  # -> DynamoDBClient
+    def client(self, **config: object) -> Any:
+        import boto3
+        from botocore.config import Config
+
         return boto3.client(
             "dynamodb", endpoint_url=self.endpoint_url, config=Config(**config), **LOCAL_CREDENTIALS
         )
@@ -194,6 +193,8 @@ class DynamoDBLocal:
 
     def wait_ready(self, timeout: float) -> None:
         """Block until ListTables answers, the JVM dies, or ``timeout`` passes."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
         client = self.client(connect_timeout=1, read_timeout=5, retries={"max_attempts": 1})
         deadline = time.monotonic() + timeout
         while True:

@@ -12,8 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from boto3.dynamodb.types import TypeSerializer
-
 from dynotui.core.errors import InputError
 from dynotui.dynamodb.connection import is_loopback_url
 
@@ -113,6 +111,8 @@ def write_items(
 ) -> int:
     """BatchWriteItem in batches of 25, retrying unprocessed items with backoff;
     ``progress(written, total)`` after each batch."""
+    from boto3.dynamodb.types import TypeSerializer
+
     require_local(client)
     serializer = TypeSerializer()
     requests = [

@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import pyperclip
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -22,24 +21,17 @@ from textual.widgets import Footer, Header
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.errors import DynotuiError
 from dynotui.dynamodb.connection import ConnectionOptions, describe, make_client
-from dynotui.dynamodb.count import CountResult, forecast
+from dynotui.dynamodb.opening import Opened, Opening
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import list_tables
-from dynotui.ui import view_queries
+from dynotui.ui import clipboard, view_queries
 from dynotui.ui.background import run_in_background
-from dynotui.ui.columns_screen import ColumnChoice, ColumnsScreen
-from dynotui.ui.compare_screen import CompareScreen
-from dynotui.ui.connection_screen import ConnectionScreen
-from dynotui.ui.count_screen import CountScreen
 from dynotui.ui.dynamodb_query import DynamoQuery
-from dynotui.ui.help_screen import HelpScreen, key_label
 from dynotui.ui.pager_view import PagerView
 from dynotui.ui.picker_screen import PickerScreen
-from dynotui.ui.query_screen import QueryScreen
 from dynotui.ui.safe import notify
 from dynotui.ui.session import Session
 from dynotui.ui.share import ShareActions
-from dynotui.ui.stack_screen import StackScreen
 
 NARROW = 120  # below this many columns the sidebar becomes a one-line cost strip
 
@@ -90,6 +82,12 @@ ACTIONS = [
 ]
 
 
+class OpeningDone(Message):
+    def __init__(self, opened: Any) -> None:
+        super().__init__()
+        self.opened = opened
+
+
 class TablesListed(Message):
     def __init__(self, result: Any) -> None:
         super().__init__()
@@ -122,7 +120,8 @@ class DynotuiApp(ShareActions, App[None]):
         open_form: bool | None = None,
         clock: Callable[[], float] = time.perf_counter,
         signer: CursorSigner | None = None,
-        system_copy: Callable[[str], None] = pyperclip.copy,
+        system_copy: Callable[[str], None] = clipboard.system_copy,
+        opening: Opening | None = None,
     ) -> None:
         super().__init__()
         self._init_share(signer)
@@ -130,6 +129,9 @@ class DynotuiApp(ShareActions, App[None]):
         self.session = Session(
             client, options or ConnectionOptions(), connection_label, clock=clock
         )
+        self.opening = opening
+        if opening is not None:
+            self.session.measurements = opening.measurements
         self.initial_table = table
         self.initial_form = form or QueryForm()
         self.open_form = open_form
@@ -143,6 +145,19 @@ class DynotuiApp(ShareActions, App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = self.session.label
+        if self.opening is not None:
+            opening, view = self.opening, self.main_view
+            if opening.done.is_set():
+                self._opened(OpeningDone(opening.opened))
+            else:
+                view.begin_opening(self.initial_table or "")
+                run_in_background(
+                    self,
+                    lambda: opening.done.wait() and opening.opened,
+                    OpeningDone,
+                    OpeningDone,
+                )
+            return
         if self.initial_table:
             form = self.initial_form
             open_form = (
@@ -153,6 +168,26 @@ class DynotuiApp(ShareActions, App[None]):
             view_queries.load_table(self.main_view, self.initial_table, form, open_form)
         else:
             self.action_choose_table()
+
+    @on(OpeningDone)
+    def _opened(self, message: OpeningDone) -> None:
+        """The table (and page 1) opened while the app loaded, as far as it got."""
+        view, opened, form = self.main_view, message.opened, self.initial_form
+        view.end_opening(self.initial_table or "")
+        if not isinstance(opened, Opened):
+            opened = Opened(error=opened)
+        if opened.error is not None:
+            error = opened.error
+            words = str(error) if isinstance(error, DynotuiError) else repr(error)
+            notify(self, words, title=f"Table {self.initial_table}", severity="error", timeout=10)
+        if opened.schema is None:
+            if opened.error is None:
+                self.action_choose_table()
+            return
+        if opened.pager is not None and opened.page is not None and opened.spec is not None:
+            view.adopt(DynamoQuery(opened.schema, form, opened.spec), opened.pager, opened.page)
+        else:
+            view_queries.edit_query(view, opened.schema, form)
 
     # -- the view keys act on ------------------------------------------------------------
 
@@ -165,8 +200,9 @@ class DynotuiApp(ShareActions, App[None]):
     @property
     def active_view(self) -> PagerView:
         for screen in reversed(self.screen_stack):
-            if isinstance(screen, CompareScreen):
-                return screen.active_view
+            view = getattr(screen, "active_view", None)  # the compare screen's active side
+            if isinstance(view, PagerView):
+                return view
         return self.main_view
 
     @property
@@ -205,7 +241,7 @@ class DynotuiApp(ShareActions, App[None]):
 
     def _compare_base(self) -> Any:
         for screen in self.screen_stack:
-            if isinstance(screen, CompareScreen):
+            if hasattr(screen, "left_query"):
                 return screen.left_query
         return None
 
@@ -223,6 +259,8 @@ class DynotuiApp(ShareActions, App[None]):
         )
 
     def action_partiql(self) -> None:
+        from dynotui.ui.query_screen import QueryScreen
+
         view = self.active_view
         schema = self._schema_for(view)
         if schema is None:
@@ -244,6 +282,8 @@ class DynotuiApp(ShareActions, App[None]):
             view_queries.edit_query(view, schema)
 
     def action_show_stack(self) -> None:
+        from dynotui.ui.stack_screen import StackScreen
+
         view = self.active_view
         state = view.state
         if state is None:
@@ -256,6 +296,8 @@ class DynotuiApp(ShareActions, App[None]):
         self.push_screen(StackScreen(state.pager, state.query.boundary_text), jump)
 
     def action_choose_columns(self) -> None:
+        from dynotui.ui.columns_screen import ColumnChoice, ColumnsScreen
+
         view = self.active_view
         if view.column_layout is None:
             notify(self, "No columns yet: read a page first.", severity="warning")
@@ -271,6 +313,9 @@ class DynotuiApp(ShareActions, App[None]):
         self.push_screen(ColumnsScreen(layout), chosen)
 
     def action_count(self) -> None:
+        from dynotui.dynamodb.count import forecast
+        from dynotui.ui.count_screen import CountScreen
+
         view = self.active_view
         state = view.state
         if state is None:
@@ -288,7 +333,7 @@ class DynotuiApp(ShareActions, App[None]):
             query.schema, query.spec, pager.latest_reads(), pager.read_whole_result
         )
 
-        def counted(result: CountResult | None) -> None:
+        def counted(result: Any) -> None:
             if result is not None:
                 self.session.counts[result.scope] = result
                 view.refresh_status()
@@ -296,6 +341,8 @@ class DynotuiApp(ShareActions, App[None]):
         self.push_screen(CountScreen(self.session.client, query, prediction), counted)
 
     def action_compare(self) -> None:
+        from dynotui.ui.compare_screen import CompareScreen
+
         view = self.main_view
         if view.state is None:
             notify(self, "Open a query first; the compare view starts from it.", severity="warning")
@@ -328,6 +375,8 @@ class DynotuiApp(ShareActions, App[None]):
     # -- connection ----------------------------------------------------------------------
 
     def action_connection(self) -> None:
+        from dynotui.ui.connection_screen import ConnectionScreen
+
         def chosen(options: ConnectionOptions | None) -> None:
             if options is not None:
                 run_in_background(
@@ -378,6 +427,8 @@ class DynotuiApp(ShareActions, App[None]):
         self._apply_sidebar_mode()
 
     def action_help(self) -> None:
+        from dynotui.ui.help_screen import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss()
         else:
@@ -386,6 +437,8 @@ class DynotuiApp(ShareActions, App[None]):
     # -- command palette -----------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        from dynotui.ui.help_screen import key_label
+
         yield from super().get_system_commands(screen)
         for key, action, title, help_text, _ in ACTIONS:
             if action in ("quit", "help", "cancel"):

@@ -38,10 +38,6 @@ def cell(value: AttributeValue | None, projected: bool = True) -> str:
     return visible(str(inner))
 
 
-def clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
-
-
 def key_text(key: Item | None, order: tuple[str, ...] = ()) -> str:
     """A start key in one line, in key-schema ``order``: ``customer=acme, order_no=1290``."""
     if not key:

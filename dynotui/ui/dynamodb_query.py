@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from dynotui.core.exact_json import dumps as exact_dumps
@@ -103,12 +104,21 @@ class DynamoQuery:
     def known_columns(self) -> tuple[str, ...]:
         """Attributes to show even when absent: what the projection asked for, or what the
         table defines that this order does not carry (shown as not projected)."""
+        return self._known
+
+    @cached_property
+    def _known(self) -> tuple[str, ...]:
         return self.spec.projected_names() or self.schema.not_projected(self.spec.index)
+
+    @cached_property
+    def _not_projected(self) -> tuple[str, ...]:
+        order, keys = self.order, self.schema.table_key_names
+        return tuple(name for name in self._known if not order.projects(name, keys))
 
     def cells(self, item: Item) -> dict[str, str]:
         row = {name: cell(value) for name, value in item.items()}
-        for name in self.known_columns():
-            if name not in row and not self.order.projects(name, self.schema.table_key_names):
+        for name in self._not_projected:
+            if name not in row:
                 row[name] = NOT_PROJECTED
         return row
 

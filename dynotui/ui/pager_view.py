@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import DynotuiError, InputError, ReadCancelled
@@ -30,10 +30,10 @@ from dynotui.core.page import HasNext, Page
 from dynotui.core.pager import Move, Pager, StalePageError, Target
 from dynotui.core.text import visible
 from dynotui.ui.background import run_in_background
-from dynotui.ui.cells import clip
 from dynotui.ui.columns import ColumnLayout
 from dynotui.ui.dynamodb_query import DynamoQuery
-from dynotui.ui.safe import notify, plain
+from dynotui.ui.grid import Grid, GridColumn
+from dynotui.ui.safe import notify, plain, update
 from dynotui.ui.session import Session
 from dynotui.ui.sidebar import CostSidebar, plural, strip_text
 from dynotui.ui.view_queries import SchemaLoaded, schema_loaded
@@ -139,13 +139,13 @@ class PagerView(Horizontal):
         with Vertical(classes="results-pane"):
             yield Static("", id="query-line")
             yield Static("", id="status-line")
-            yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
+            yield Grid(id="results")
             yield Static("", id="cost-strip")
         yield CostSidebar(id="sidebar")
 
     @property
-    def grid(self) -> DataTable[Any]:
-        return self.query_one("#results", DataTable)
+    def grid(self) -> Grid:
+        return self.query_one("#results", Grid)
 
     @property
     def pager(self) -> Pager | None:
@@ -172,6 +172,11 @@ class PagerView(Horizontal):
         self.target = None
         self._begin(self.pending, pager.plan("next"))
         return True
+
+    def adopt(self, query: DynamoQuery, pager: Pager, page: Page[Any]) -> None:
+        """A query whose first page was read before the app was ready (``dynotui -t T``)."""
+        self.pending = ViewState(query, pager)
+        self._accept(self.pending, page)
 
     # -- moves ------------------------------------------------------------------------------
 
@@ -384,60 +389,41 @@ class PagerView(Horizontal):
     def show(self, state: ViewState, page: Page[Any]) -> None:
         query = state.query
         rows = [query.cells(item) for item in page.items]
-        grid = self.grid
         layout = self.column_layout
         if layout is None:
             layout = self.column_layout = ColumnLayout(query.key_columns())
             layout.observe(rows, query.known_columns())
             layout.fit(self._grid_width())
-            grid.clear(columns=True)
-            for name in layout.visible():
-                grid.add_column(plain(name), width=layout.widths[name], key=name)
-        else:
-            new = layout.observe(rows, query.known_columns())
-            if layout.grown:  # a value wider than its column: widen it rather than cut it
-                self._rebuild_columns()
-            else:
-                for name in new:
-                    grid.add_column(plain(name), width=layout.widths[name], key=name)
+            self._set_columns()
+        elif layout.observe(rows, query.known_columns()) or layout.grown:
+            # New attributes join at the end; a value wider than its column widens it.
+            self._set_columns()
         self._fill(rows)
         self._show_status()
         self._draw_costs(state)
         self.post_message(self.PageShown(self, page))
 
     def redraw_columns(self, to_content: bool = False) -> None:
-        """After the column picker (or a fit): rebuild the grid's columns, same rows."""
+        """After the column picker (or a fit): the same rows in the new columns."""
         state, layout = self.state, self.column_layout
         if state is None or layout is None or state.pager.current is None:
             return
         layout.fit(self._grid_width(), to_content=to_content)
-        self._rebuild_columns()
+        self._set_columns()
         self._fill([state.query.cells(item) for item in state.pager.current.items])
 
-    def _rebuild_columns(self) -> None:
+    def _set_columns(self) -> None:
         layout = self.column_layout
         assert layout is not None
-        grid = self.grid
-        grid.clear(columns=True)
-        for name in layout.visible():
-            grid.add_column(plain(name), width=layout.widths[name], key=name)
+        self.grid.set_columns(
+            [GridColumn(name, visible(name), layout.widths[name]) for name in layout.visible()]
+        )
 
     def _fill(self, rows: list[dict[str, str]]) -> None:
         layout = self.column_layout
         assert layout is not None
-        grid = self.grid
-        visible_names = [name for name in layout.order if name not in layout.hidden]
-        widths = [layout.widths[name] for name in visible_names]
-        grid.clear()
-        grid.add_rows(
-            [
-                [
-                    Text(clip(row.get(name, ""), width), no_wrap=True)
-                    for name, width in zip(visible_names, widths, strict=True)
-                ]
-                for row in rows
-            ]
-        )
+        names = layout.visible()
+        self.grid.set_rows([[row.get(name, "") for name in names] for row in rows])
 
     def _grid_width(self) -> int:
         width = self.grid.size.width or self.size.width or self.app.size.width
@@ -463,12 +449,14 @@ class PagerView(Horizontal):
             summary = pager.current.summary()
         findings = pager.advisor.findings()
         self.query_one(CostSidebar).show(summary, pager.totals, pager.series(), findings)
-        self.query_one("#cost-strip", Static).update(strip_text(summary, pager.totals))
+        self.query_one("#cost-strip", Static).update(
+            strip_text(summary, pager.totals), layout=False
+        )
 
     def _show_status(self, override: Text | None = None) -> None:
         line = self.query_one("#status-line", Static)
         if override is not None:
-            line.update(override)
+            update(line, override)
             return
         state = self.state
         text = status_line(state, self._counted()) if state is not None else Text("")
@@ -499,7 +487,7 @@ class PagerView(Horizontal):
                 )
                 + text
             )
-        line.update(text)
+        update(line, text)
 
     # -- the item under the cursor ----------------------------------------------------------
 
@@ -510,8 +498,9 @@ class PagerView(Horizontal):
         items = state.pager.current.items
         return items[min(max(self.grid.cursor_row, 0), len(items) - 1)]
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.data_table is not self.grid or self.state is None:
+    @on(Grid.RowSelected)
+    def _row_selected(self, event: Grid.RowSelected) -> None:
+        if event.grid is not self.grid or self.state is None:
             return
         event.stop()
         page = self.state.pager.current
@@ -519,7 +508,7 @@ class PagerView(Horizontal):
             return
         from dynotui.ui.item_screen import ItemScreen
 
-        index = min(max(event.cursor_row, 0), len(page.items) - 1)
+        index = min(max(event.row, 0), len(page.items) - 1)
         self.app.push_screen(
             ItemScreen(
                 page.items[index],

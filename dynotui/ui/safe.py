@@ -28,3 +28,19 @@ def notify(widget: Any, message: str, **options: Any) -> None:
     if "title" in options:
         options["title"] = visible(options["title"])
     widget.notify(visible_lines(message), markup=False, **options)
+
+
+def update(widget: Any, text: Text) -> None:
+    """``Static.update`` without a layout pass when the text keeps its height (a page
+    changes the figures in the sidebar, rarely how many lines they take), and without
+    anything when the text is the same."""
+    if getattr(widget, "_dynotui_text", None) == text:
+        return
+    widget._dynotui_text = text.copy()
+    width = widget.content_region.width or widget.size.width
+    lines = text.plain.split("\n")
+    shape = (len(lines), width)
+    fits = width and all(len(line) <= width for line in lines)
+    same = fits and getattr(widget, "_dynotui_shape", None) == shape
+    widget._dynotui_shape = shape if fits else None
+    widget.update(text, layout=not same)

@@ -6,12 +6,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dynotui.core.cursor import CursorSigner
-from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
 from dynotui.dynamodb.codegen import CodeTarget
 from dynotui.ui import clipboard
-from dynotui.ui.code_screen import CodeScreen
-from dynotui.ui.cursor_screen import InspectCursorScreen, PasteCursorScreen
 from dynotui.ui.safe import notify
 
 if TYPE_CHECKING:
@@ -31,7 +28,20 @@ class ShareActions:
         raise NotImplementedError
 
     def _init_share(self, signer: CursorSigner | None) -> None:
-        self._signer = (lambda: signer) if signer is not None else lazy_signer()
+        if signer is not None:
+            self._signer = lambda: signer
+            return
+        made: list[CursorSigner] = []
+
+        def load() -> CursorSigner:
+            # The secret (and platformdirs) only when a cursor is signed or verified.
+            if not made:
+                from dynotui.core.cursor_secret import default_signer
+
+                made.append(default_signer())
+            return made[0]
+
+        self._signer = load
 
     def signer(self) -> CursorSigner:
         return self._signer()
@@ -112,6 +122,8 @@ class ShareActions:
         self.copy_text(state.query.key_json(page.start_key), f"the start key of page {page.number}")
 
     def action_paste_cursor(self) -> None:
+        from dynotui.ui.cursor_screen import PasteCursorScreen
+
         view = self.active_view
         state = view.state
         if state is None:
@@ -129,6 +141,8 @@ class ShareActions:
         )
 
     def action_inspect_cursor(self) -> None:
+        from dynotui.ui.cursor_screen import InspectCursorScreen
+
         state = self.active_view.state
         if state is not None:
             self.push_screen(InspectCursorScreen(self._signer, state.pager.source.scope()))
@@ -142,6 +156,8 @@ class ShareActions:
         )
 
     def action_show_code(self) -> None:
+        from dynotui.ui.code_screen import CodeScreen
+
         state = self._state()
         if state is None or state.pager.current is None:
             return

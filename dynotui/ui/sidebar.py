@@ -13,6 +13,7 @@ from textual.widgets import Label, Sparkline, Static
 from dynotui.core.advisor import Finding
 from dynotui.core.page import HasNext, PageSummary, Totals
 from dynotui.core.text import visible
+from dynotui.ui.safe import update
 
 BAR_WIDTH = 16
 NEXT_WORDS = {
@@ -139,17 +140,21 @@ class CostSidebar(VerticalScroll):
         series: Sequence[PageSummary[Any]],
         findings: Sequence[Finding] = (),
     ) -> None:
-        self.query_one("#page-cost", Static).update(
-            page_text(page) if page else Text("No page read yet.")
+        update(
+            self.query_one("#page-cost", Static),
+            page_text(page) if page else Text("No page read yet."),
         )
         self.set_class(bool(page and page.waste_ratio > 0.5), "-wasteful")
-        self.query_one("#session-cost", Static).update(totals_text(totals))
+        update(self.query_one("#session-cost", Static), totals_text(totals))
         unit = totals.cost.unit if totals.cost is not None else "RCU"
-        self.query_one("#spark-label", Label).update(Text(f"{unit} per page (last {len(series)})"))
-        self.query_one("#capacity-spark", Sparkline).data = [p.cost.headline or 0.0 for p in series]
+        update(self.query_one("#spark-label", Label), Text(f"{unit} per page (last {len(series)})"))
+        spark = self.query_one("#capacity-spark", Sparkline)
+        data = [p.cost.headline or 0.0 for p in series]
+        if spark.data != data:
+            spark.data = data
         advice = Text()
         if findings:
             advice.append("Advisor\n", style="bold")
             for finding in findings:
                 advice.append("• " + visible(finding.text) + "\n")
-        self.query_one("#advice", Static).update(advice)
+        update(self.query_one("#advice", Static), advice)

@@ -16,8 +16,6 @@ from dynotui.dynamodb.schema import TableSchema, describe_table
 from dynotui.ui.background import run_in_background
 from dynotui.ui.dynamodb_query import DynamoQuery
 from dynotui.ui.partiql_query import PartiQLQuery
-from dynotui.ui.picker_screen import PickerScreen
-from dynotui.ui.query_screen import QueryScreen
 from dynotui.ui.safe import notify
 
 if TYPE_CHECKING:
@@ -82,6 +80,8 @@ def edit_query(
         schema = state.query.schema
     if form is None:
         form = state.query.form if state is not None else QueryForm()
+    from dynotui.ui.query_screen import QueryScreen
+
     statement = None
     tab = "query-tab"
     if state is not None and isinstance(state.query, PartiQLQuery) and not note:
@@ -99,6 +99,8 @@ def choose_order(
 ) -> None:
     """Pick an order; the form keeps what applies from this view's query, or from
     ``base`` (the compare view's left query, for a side with none yet)."""
+    from dynotui.ui.picker_screen import PickerScreen
+
     state = view.state
     schema = schema or (state.query.schema if state else None)
     if schema is None:
