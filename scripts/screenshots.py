@@ -2,9 +2,10 @@
 
     python scripts/screenshots.py [--out screenshots]
 
-Starts DynamoDB Local on a copy of the seeded demo database, runs the app headless and
-saves SVGs. Latencies come from a fixed clock, so screenshots change only when the app
-does.
+Starts DynamoDB Local on a copy of the seeded demo database (and an embedded PostgreSQL
+with the PostgreSQL demo's orders, for the pg-* shots), runs the app headless and saves
+SVGs. Latencies come from a fixed clock; PostgreSQL's own execution times and buffer
+counts are what the server reports, so those shots vary a little from run to run.
 """
 
 from __future__ import annotations
@@ -122,6 +123,67 @@ SHOTS: list[tuple[str, QueryForm, tuple[int, int], Steps]] = [
 ]
 
 
+async def pg_compare(pilot: Any, app: Any) -> None:
+    """OFFSET beside keyset, both at page 1,000."""
+    await pilot.press("w")
+    await settle(pilot)
+    await pilot.press("J")
+    await settle(pilot)
+    app.screen.query_one(Input).value = "1000"
+    await pilot.press("enter")
+    await settle(pilot, timeout=300)
+
+
+def pg_query(table: Any, order: str, **options: Any) -> Any:
+    from dynotui.postgres.sql import PgQuery
+
+    return PgQuery(table, table.order(order), **options)
+
+
+PG_SHOTS: list[tuple[str, dict[str, Any], tuple[int, int], Steps]] = [
+    ("pg-main", {"order": "orders_created_id", "page_size": 20}, (160, 40), keys("n", "n")),
+    ("pg-compare", {"order": "orders_created_id", "page_size": 20}, (200, 45), pg_compare),
+    (
+        "pg-filter",
+        {"order": "orders_status", "where": "total > $1", "params": (890,), "page_size": 20},
+        (160, 40),
+        keys("n"),
+    ),
+    (
+        "pg-mixed",
+        {"order": "orders_customer_created", "page_size": 20},
+        (160, 40),
+        keys(*"nnnnnnnnnnnnnnnnnnnnnn"),
+    ),
+]
+
+
+async def shoot_postgres(uri: str, out: Path, only: Sequence[str]) -> None:
+    from dynotui.postgres.connection import PgOptions, connect
+    from dynotui.postgres.schema import describe_table
+    from dynotui.ui.pg_app import PgApp
+
+    options = PgOptions(uri=uri)
+    for name, spec, size, steps in PG_SHOTS:
+        if only and name not in only:
+            continue
+        session = connect(options)
+        table = describe_table(session, "orders")
+        app = PgApp(
+            session,
+            options,
+            query=pg_query(table, **spec),
+            clock=FixedClock(),
+            signer=CursorSigner(b"screenshots-secret-0123456789"),
+            system_copy=Recorder(),
+        )
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await steps(pilot, app)
+            print(app.save_screenshot(f"{name}.svg", str(out)))
+        session.close()
+
+
 async def shoot(client: Any, out: Path, only: Sequence[str]) -> None:
     for name, form, size, steps in SHOTS:
         if only and name not in only:
@@ -147,10 +209,19 @@ def main() -> int:
     parser.add_argument("only", nargs="*", help="names of shots to take (default: all)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    home = ensure_home()
-    db, _ = demo_cache.ensure(home)
-    with DynamoDBLocal(home=home, db_file=db) as server:
-        asyncio.run(shoot(server.client(), args.out, args.only))
+    wanted = set(args.only)
+    if not wanted or wanted - {name for name, *_ in PG_SHOTS}:
+        home = ensure_home()
+        db, _ = demo_cache.ensure(home)
+        with DynamoDBLocal(home=home, db_file=db) as server:
+            asyncio.run(shoot(server.client(), args.out, args.only))
+    if not wanted or wanted & {name for name, *_ in PG_SHOTS}:
+        from dynotui.local import pg_demo
+        from dynotui.local.pg_runner import EmbeddedPostgres
+
+        with EmbeddedPostgres() as pg:
+            pg_demo.seed(pg.uri)
+            asyncio.run(shoot_postgres(pg.uri, args.out, args.only))
     return 0
 
 

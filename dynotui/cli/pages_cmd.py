@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
+from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner, check_max_age
 from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
@@ -30,9 +31,11 @@ from dynotui.dynamodb.spec import (
 )
 
 MODES_HELP = (
-    "raw: one call per page with Limit = page size, so a filtered page holds 0 to N items "
-    "and an empty page with a key is normal; fill: calls until page size + 1 matches (the "
-    "extra one proves a next page) or --max-rounds, so pages hold exactly N items"
+    "DynamoDB (default: raw). raw: one call per page with Limit = page size, so a filtered "
+    "page holds 0 to N items and an empty page with a key is normal; fill: calls until "
+    "page size + 1 matches (the extra one proves a next page) or --max-rounds, so pages "
+    "hold exactly N items. PostgreSQL (default: keyset). keyset: seeks past the last row "
+    "shown; offset: reads and skips every row before the page"
 )
 
 
@@ -74,7 +77,9 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--page-size", type=int, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
     )
-    group.add_argument("--mode", choices=("raw", "fill"), default="raw", help=MODES_HELP)
+    group.add_argument(
+        "--mode", choices=("raw", "fill", "keyset", "offset"), default=None, help=MODES_HELP
+    )
     group.add_argument(
         "--max-rounds",
         type=int,
@@ -102,10 +107,10 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--plain", action="store_true", help="items as plain JSON")
 
 
-def register(sub: Any) -> None:
+def register(sub: Any, help_text: str) -> None:
     parser = sub.add_parser(
         "pages",
-        help="page through a Query or Scan headless: one JSON object per page",
+        help=help_text,
         formatter_class=HelpFormatter,
         description=(
             "Read pages with dynotui's pager and print one JSON object per page, one per line: "
@@ -117,6 +122,7 @@ def register(sub: Any) -> None:
     add_query_options(parser)
     add_statement_options(parser)
     add_paging_options(parser)
+    add_postgres_options(parser)
     add_connection_options(parser)
     parser.set_defaults(run=run)
 
@@ -242,7 +248,7 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
     ]
     if clashing:
         raise InputError(f"--statement reads what its SELECT says: drop {', '.join(clashing)}")
-    if args.mode != "raw":
+    if args.mode not in (None, "raw"):
         raise InputError("--statement pages as ExecuteStatement does: one call per page (raw)")
     signer = check_paging(args)
     statement = statement_from(
@@ -270,14 +276,72 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def pg_page_json(page: Page[Any], next_token: str | None) -> dict[str, Any]:
+    """Items as plain JSON with every value as PostgreSQL's text (exact: timestamps keep
+    their microseconds, numerics their digits); NULL is null."""
+    return {
+        "page": page.number,
+        "mode": page.mode,
+        "start_key": page.start_key,
+        "items": list(page.items),
+        "shown": page.shown,
+        "next_start_key": page.next_start_key,
+        "has_next": page.has_next.as_json(),
+        "ended_by": page.ended_by.value,
+        "cost": page.cost.as_json(),
+        "latency_ms": round(page.cost.latency_ms, 3),
+        "cached": page.cached,
+        "next_token": next_token,
+    }
+
+
+def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
+    from dynotui.cli.postgres_options import (
+        check_no_dynamodb_flags,
+        connect_from_args,
+        query_from_args,
+    )
+    from dynotui.postgres.source import PgSource
+
+    check_no_dynamodb_flags(args)
+    signer = check_paging(args)
+    session = connect_from_args(args)
+    try:
+        source = PgSource(session, query_from_args(session, args, args.page_size))
+        scope = source.scope()
+        start = None
+        if args.starting_token is not None:
+            start = source.key_from_json(signer().verify(args.starting_token, scope))
+        pager = Pager(source, start_key=start)
+
+        def sign(key: Any) -> str:
+            return signer().sign(source.key_to_json(key), scope)
+
+        emit(
+            pager,
+            out,
+            args.max_pages,
+            pg_page_json,
+            None if args.no_tokens else sign,
+            False,
+        )
+    finally:
+        session.close()
+    return 0
+
+
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if getattr(args, "postgres", None) is not None:
+        return run_postgres(args, out)
+    if args.mode in ("keyset", "offset"):
+        raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
     if args.statement is not None:
         return run_statement(args, out)
     if args.parameters is not None:
         raise InputError("--parameters go with --statement")
     signer = check_paging(args)
     spec = spec_from_args(
-        args, page_size=args.page_size, mode=args.mode, max_rounds=args.max_rounds
+        args, page_size=args.page_size, mode=args.mode or "raw", max_rounds=args.max_rounds
     )
     spec.check_options()
     client = make_client(connection_options(args))

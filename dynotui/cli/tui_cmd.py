@@ -7,6 +7,8 @@ import argparse
 from typing import Any
 
 from dynotui.cli.options import connection_options
+from dynotui.cli.postgres_options import add_postgres_options
+from dynotui.core.errors import InputError
 from dynotui.dynamodb.connection import ConnectionOptions, describe
 from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm
@@ -26,8 +28,14 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
         help='filter values, plain or DynamoDB JSON: {":r": "RETURNED"}',
     )
     group.add_argument("--page-size", metavar="N", default="25")
-    group.add_argument("--mode", choices=("raw", "fill"), default="raw")
+    group.add_argument(
+        "--mode",
+        choices=("raw", "fill", "keyset", "offset"),
+        default=None,
+        help="raw or fill on DynamoDB (default raw); keyset or offset on PostgreSQL",
+    )
     group.add_argument("--scan", action="store_true", help="a Scan instead of a Query")
+    add_postgres_options(parser)
 
 
 def preload_ui() -> None:
@@ -58,7 +66,40 @@ def open_app(
     return app.return_code or 0
 
 
+def run_postgres(args: argparse.Namespace) -> int:
+    from dynotui.cli.postgres_options import (
+        check_no_dynamodb_flags,
+        connect_from_args,
+        query_from_args,
+    )
+    from dynotui.postgres.connection import PgOptions
+
+    check_no_dynamodb_flags(args)
+    page_size = str(args.page_size)
+    if not page_size.isdigit():
+        raise InputError(f"--page-size must be a whole number, got {page_size!r}")
+    session = connect_from_args(args)
+    try:
+        query = query_from_args(session, args, int(page_size)) if args.table else None
+        preload_ui()
+        return open_pg_app(session, PgOptions(uri=args.postgres or None), query)
+    finally:
+        session.close()
+
+
+def open_pg_app(session: Any, options: Any, query: Any, note: str = "") -> int:
+    from dynotui.ui.pg_app import PgApp  # Textual loads only when a terminal UI is wanted
+
+    app = PgApp(session, options, query=query, note=note)
+    app.run()
+    return app.return_code or 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "postgres", None) is not None:
+        return run_postgres(args)
+    if args.mode in ("keyset", "offset"):
+        raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
     options = connection_options(args)
     form = QueryForm(
         order=args.index_name or "table",
@@ -66,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         filter=args.filter_expression or "",
         values=args.expression_attribute_values or "",
         page_size=str(args.page_size),
-        mode=args.mode,
+        mode=args.mode or "raw",
         scan=args.scan,
     )
     # The table and its page 1 are asked for while Textual loads (about as long).

@@ -54,6 +54,7 @@ ACTIONS = [
         True,
     ),
     ("g", "first", "First", "Go to page 1", False),
+    ("j", "jump", "Jump", "Go to page N: read every page up to it, drawing the last", False),
     ("r", "refresh", "Refresh", "Re-read the current page", False),
     ("R", "retry", "Retry", "Retry the move that failed", False),
     ("escape", "cancel", "Cancel", "Stop the read in flight and forget held n presses", False),
@@ -102,6 +103,7 @@ class Reconnected(Message):
 
 
 class DynotuiApp(ShareActions, App[None]):
+    ACTIONS = ACTIONS  # help and the command palette list these
     CSS_PATH = "app.tcss"
     TITLE = "dynotui"
     BINDINGS = [
@@ -145,6 +147,11 @@ class DynotuiApp(ShareActions, App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = self.session.label
+        self.open_initial()
+
+    def open_initial(self) -> None:
+        """What the command line asked to open (Textual calls every class's on_mount, so
+        subclasses override this instead)."""
         if self.opening is not None:
             opening, view = self.opening, self.main_view
             if opening.done.is_set():
@@ -224,6 +231,20 @@ class DynotuiApp(ShareActions, App[None]):
     def action_first(self) -> None:
         self.active_view.navigate("first")
 
+    def action_jump(self) -> None:
+        from dynotui.ui.jump_screen import JumpScreen
+
+        view = self.active_view
+        pager = view.pager
+        if pager is None or pager.current is None:
+            return
+
+        def chosen(number: int | None) -> None:
+            if number is not None:
+                view.jump(number)
+
+        self.push_screen(JumpScreen(pager.known_pages, pager.number), chosen)
+
     def action_refresh(self) -> None:
         self.active_view.navigate("refresh")
 
@@ -266,7 +287,7 @@ class DynotuiApp(ShareActions, App[None]):
         if schema is None:
             return
         state = view.state
-        form = state.query.form if state is not None else QueryForm()
+        form = (getattr(state.query, "form", None) if state is not None else None) or QueryForm()
         statement = getattr(state.query, "statement", None) if state is not None else None
 
         def done(query: Any) -> None:
@@ -432,7 +453,7 @@ class DynotuiApp(ShareActions, App[None]):
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss()
         else:
-            self.push_screen(HelpScreen(ACTIONS))
+            self.push_screen(HelpScreen(self.ACTIONS))
 
     # -- command palette -----------------------------------------------------------------
 
@@ -440,7 +461,7 @@ class DynotuiApp(ShareActions, App[None]):
         from dynotui.ui.help_screen import key_label
 
         yield from super().get_system_commands(screen)
-        for key, action, title, help_text, _ in ACTIONS:
+        for key, action, title, help_text, _ in self.ACTIONS:
             if action in ("quit", "help", "cancel"):
                 continue
             shown_key = key_label(key.split(",")[0])

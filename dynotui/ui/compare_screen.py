@@ -6,6 +6,8 @@ session, and the two result sets by name, since two orders often read different 
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -16,7 +18,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from dynotui.core.text import visible
-from dynotui.ui.dynamodb_query import DynamoQuery
 from dynotui.ui.pager_view import PagerView, ViewState
 from dynotui.ui.session import Session
 
@@ -37,6 +38,16 @@ def _matches(state: ViewState) -> str:
     return f"all {count:,} matches" if complete else f"{count:,} matches so far"
 
 
+def times(ratio: float) -> str:
+    """2.5x, 0.31x, 251x: two significant digits, never an exponent."""
+    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.2g}x"
+
+
+def _name(state: ViewState) -> str:
+    mode = getattr(state.query, "mode", None)  # PostgreSQL sides differ by paging mode
+    return state.query.order.name + (f" ({mode})" if mode else "")
+
+
 def side_summary(arrow: str, state: ViewState | None) -> str:
     if state is None or state.pager.current is None:
         return f"{arrow} no page yet"
@@ -48,7 +59,7 @@ def side_summary(arrow: str, state: ViewState | None) -> str:
     per_text = f"{per:.3g} {unit}/match" if per is not None else "no match yet"
     read = page.scanned_count
     return (
-        f"{arrow} {state.query.order.name}: page {page.number} · {headline} · scanned "
+        f"{arrow} {_name(state)}: page {page.number} · {headline} · scanned "
         f"{'?' if read is None else f'{read:,}'} · count {page.count:,} · waste "
         f"{page.waste_ratio:.0%} · {per_text} · {_matches(state)}"
     )
@@ -59,7 +70,13 @@ def comparison(left: ViewState | None, right: ViewState | None) -> str:
     if left is None or right is None or left.pager.current is None or right.pager.current is None:
         return "Read a page on both sides to compare them."
     same = left.query.conditions() == right.query.conditions()
-    if same:
+    modes = getattr(left.query, "mode", None), getattr(right.query, "mode", None)
+    if same and left.query.order == right.query.order and modes[0] != modes[1]:
+        sets = (
+            f"Same result set ({left.query.conditions_text()}) in the same order, paged two "
+            f"ways ({modes[0]} and {modes[1]})"
+        )
+    elif same:
         sets = f"Same result set ({left.query.conditions_text()}), read in two orders"
     else:
         sets = (
@@ -67,11 +84,33 @@ def comparison(left: ViewState | None, right: ViewState | None) -> str:
             f"{right.query.conditions_text()}"
         )
     a, b = _per_match(left), _per_match(right)
+    page = _same_page(left, right)
     if a is None or b is None:
-        return f"{sets}. No ratio until both sides have matched an item."
+        return f"{sets}. No ratio until both sides have matched an item.{page}"
     ratio = b / a
-    verdict = "the same" if 0.95 <= ratio <= 1.05 else f"{ratio:.2g}x what left costs"
-    return f"{sets}. Per matching item, right costs {verdict}."
+    verdict = "the same" if 0.95 <= ratio <= 1.05 else f"{times(ratio)} what left costs"
+    return f"{sets}. Per matching item, right costs {verdict}.{page}"
+
+
+def _same_page(left: ViewState, right: ViewState) -> str:
+    """Page k read two ways (keyset and OFFSET, raw and fill): what that one page cost each."""
+    a, b = left.pager.current, right.pager.current
+    if a is None or b is None or a.number != b.number or a.mode == b.mode:
+        return ""
+    x, y = a.cost.headline, b.cost.headline
+    if x is None or y is None:
+        return ""
+    unit = a.cost.unit
+    ratio = f" ({times(y / x)} left's)" if x else ""
+    # The server's own time where the source reports it (PostgreSQL), else the round trip.
+    tx = getattr(a.cost, "execution_ms", None) or a.cost.latency_ms
+    ty = getattr(b.cost, "execution_ms", None) or b.cost.latency_ms
+    how = "executed in" if hasattr(a.cost, "execution_ms") else "in"
+    slower = f" ({times(ty / tx)})" if tx else ""
+    return (
+        f" Page {a.number}: left ({a.mode}) {x:,g} {unit}, {how} {tx:,.2f} ms; "
+        f"right ({b.mode}) {y:,g} {unit}{ratio}, {how} {ty:,.2f} ms{slower}."
+    )
 
 
 class CompareScreen(Screen[None]):
@@ -80,10 +119,11 @@ class CompareScreen(Screen[None]):
         Binding("N", "both('next')", "Next both"),
         Binding("P", "both('prev')", "Prev both"),
         Binding("G", "both('first')", "First both"),
+        Binding("J", "jump_both", "Jump both", show=False),  # in the help and the README
         Binding("escape", "leave", "Back"),
     ]
 
-    def __init__(self, session: Session, query: DynamoQuery) -> None:
+    def __init__(self, session: Session, query: Any) -> None:
         super().__init__()
         self.session = session
         self.left_query = query
@@ -94,15 +134,26 @@ class CompareScreen(Screen[None]):
         yield Static("", id="compare-line")
         with Container(id="compare-panes"):
             yield PagerView(self.session, id="left", classes="compare-side")
-            yield PagerView(self.session, id="right", classes="compare-side")
+            # The app may give the right side a connection of its own (PostgreSQL).
+            side_session = getattr(self.app, "side_session", None)
+            right = side_session(self.session) if side_session is not None else self.session
+            yield PagerView(right, id="right", classes="compare-side")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#left", PagerView).start(self.left_query)
         right = self.query_one("#right", PagerView)
-        right.query_one("#status-line", Static).update(
-            Text("This side has no query yet: press tab to come here, then o to choose its order.")
-        )
+        partner = getattr(self.app, "compare_partner", None)
+        query = partner(self.left_query) if partner is not None else None
+        if query is not None:
+            right.start(query)
+        else:
+            right.query_one("#status-line", Static).update(
+                Text(
+                    "This side has no query yet: press tab to come here, then o to choose "
+                    "its order."
+                )
+            )
         self._activate("left")
         self._summarise()
 
@@ -134,6 +185,23 @@ class CompareScreen(Screen[None]):
         """Move both sides together, so page k faces page k."""
         for view in self.query(PagerView):
             view.navigate(target)  # type: ignore[arg-type]
+
+    def action_jump_both(self) -> None:
+        """Both sides to page k: page k of one order (or mode) faces page k of the other."""
+        from dynotui.ui.jump_screen import JumpScreen
+
+        views = [v for v in self.query(PagerView) if v.pager is not None and v.pager.current]
+        if not views:
+            return
+        known = min(v.pager.known_pages for v in views if v.pager is not None)
+        current = self.active_view.pager.number if self.active_view.pager else 1
+
+        def chosen(number: int | None) -> None:
+            if number is not None:
+                for view in views:
+                    view.jump(number)
+
+        self.app.push_screen(JumpScreen(known, current), chosen)
 
     def action_leave(self) -> None:
         if not self.active_view.cancel():

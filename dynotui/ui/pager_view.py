@@ -31,8 +31,8 @@ from dynotui.core.pager import Move, Pager, StalePageError, Target
 from dynotui.core.text import visible
 from dynotui.ui.background import run_in_background
 from dynotui.ui.columns import ColumnLayout
-from dynotui.ui.dynamodb_query import DynamoQuery
 from dynotui.ui.grid import Grid, GridColumn
+from dynotui.ui.query_view import QueryView
 from dynotui.ui.safe import notify, plain, update
 from dynotui.ui.session import Session
 from dynotui.ui.sidebar import CostSidebar, plural, strip_text
@@ -46,7 +46,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 class ViewState:
     """A query and its pager: everything a view draws, swapped as a whole."""
 
-    query: DynamoQuery
+    query: QueryView
     pager: Pager
     note: str = ""  # said once, when this state's first page arrives
 
@@ -123,6 +123,8 @@ class PagerView(Horizontal):
         self._owners: dict[int, ViewState] = {}  # reads in flight, current or not
         self._reads = 0
         self._ticker: Timer | None = None
+        self.quiet = False  # walking to a distant page: pages between are not drawn
+        self._quiet_drawn = 0.0
         self.opening: tuple[str, float] | None = None  # a table being described, since when
 
     def on_mount(self) -> None:
@@ -157,7 +159,7 @@ class PagerView(Horizontal):
 
     # -- new queries --------------------------------------------------------------------------
 
-    def start(self, query: DynamoQuery, start_key: Any = None, note: str = "") -> bool:
+    def start(self, query: QueryView, start_key: Any = None, note: str = "") -> bool:
         """A new stack for ``query``. It replaces the current one only once its first page
         has been read, so a query that fails keeps what is on screen. False if refused."""
         try:
@@ -173,7 +175,7 @@ class PagerView(Horizontal):
         self._begin(self.pending, pager.plan("next"))
         return True
 
-    def adopt(self, query: DynamoQuery, pager: Pager, page: Page[Any]) -> None:
+    def adopt(self, query: QueryView, pager: Pager, page: Page[Any]) -> None:
         """A query whose first page was read before the app was ready (``dynotui -t T``)."""
         self.pending = ViewState(query, pager)
         self._accept(self.pending, page)
@@ -197,6 +199,7 @@ class PagerView(Horizontal):
             return
         self.target = None
         self._cancel_read()
+        self._end_quiet()
         try:
             move = state.pager.plan(target, fresh=fresh)
         except InputError as exc:
@@ -208,6 +211,35 @@ class PagerView(Horizontal):
             self._accept(state, move.cached)
             return
         self._begin(state, move, target)
+
+    def jump(self, number: int) -> None:
+        """Page ``number``: from the stack if known, else every page up to it read in order
+        (as held n does), drawing only the last."""
+        state = self.state
+        if state is None:
+            return
+        known = state.pager.known_pages
+        if number <= known:
+            self.navigate(number)
+            return
+        self.navigate(known)
+        if self.state is not state:
+            return
+        self.target = number
+        self.quiet = True
+        if self._read is None:
+            self._continue()
+        else:
+            self._show_status()
+
+    def _end_quiet(self) -> None:
+        """Draw the page the walk stopped on: what is on screen must be the current page."""
+        if not self.quiet:
+            return
+        self.quiet = False
+        state = self.state
+        if state is not None and state.pager.current is not None:
+            self.show(state, state.pager.current)
 
     def begin_opening(self, name: str) -> None:
         """A table is being described: say so once it takes a moment; Esc abandons it."""
@@ -235,6 +267,7 @@ class PagerView(Horizontal):
         self.opening = None
         self.target = None
         self._cancel_read()
+        self._end_quiet()
         if self.pending is not None:
             self.pending = None
         if busy:
@@ -325,6 +358,7 @@ class PagerView(Horizontal):
         self._read = None
         self._stop_ticker()
         self.target = None
+        self._end_quiet()
         if isinstance(error, ReadCancelled):
             self._show_status()
             return
@@ -351,6 +385,7 @@ class PagerView(Horizontal):
             pager = state.pager
             if self.target <= pager.number or not pager.can_advance:
                 self.target = None
+                self._end_quiet()
                 break
             move = pager.plan("next")
             if move.cached is None:
@@ -382,6 +417,14 @@ class PagerView(Horizontal):
         except StalePageError:
             return
         self.failed = None
+        if self.quiet and self.target is not None and shown.number < self.target:
+            # On the way to a distant page: only the status moves, ten times a second.
+            now = time.monotonic()
+            if now - self._quiet_drawn >= 0.1:
+                self._quiet_drawn = now
+                self._show_status()
+            return
+        self.quiet = False
         self.show(state, shown)
 
     # -- drawing ----------------------------------------------------------------------------

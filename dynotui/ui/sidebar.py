@@ -80,7 +80,9 @@ def page_text(page: PageSummary[Any]) -> Text:
 
 def _headline(cost: Any) -> str:
     value = cost.headline if cost is not None else 0.0
-    return "not reported" if value is None else f"{value:g} {cost.unit if cost else ''}".strip()
+    if value is None:
+        return "not reported"
+    return f"{value:,.10g} {cost.unit if cost else ''}".strip()
 
 
 def totals_text(totals: Totals[Any]) -> Text:

@@ -79,7 +79,8 @@ def edit_query(
             return
         schema = state.query.schema
     if form is None:
-        form = state.query.form if state is not None else QueryForm()
+        form = getattr(state.query, "form", None) if state is not None else None
+        form = form or QueryForm()
     from dynotui.ui.query_screen import QueryScreen
 
     statement = None
@@ -105,7 +106,8 @@ def choose_order(
     schema = schema or (state.query.schema if state else None)
     if schema is None:
         return
-    current = state.query.form if state is not None else (base or QueryForm())
+    current = getattr(state.query, "form", None) if state is not None else None
+    current = current or base or QueryForm()
     note = schema.count_note()
     choices = []
     for order in schema.orders:
@@ -156,9 +158,8 @@ def toggle_mode(view: PagerView) -> None:
     state = view.state
     if state is None:
         return
-    mode = (
-        "fill" if getattr(state.query, "spec", None) and state.query.spec.mode == "raw" else "raw"
-    )
+    spec = getattr(state.query, "spec", None)
+    mode = "fill" if spec is not None and spec.mode == "raw" else "raw"
     restart_with(view, "Mode", mode=mode)
 
 

@@ -1,0 +1,80 @@
+"""``dynotui demo --postgres``: an embedded PostgreSQL 18, a seeded orders table of 200,000
+rows, and the pager on it in keyset order, ready to compare with OFFSET."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from typing import Any
+
+from dynotui.cli.tui_cmd import open_pg_app, preload_ui
+from dynotui.core.text import visible
+from dynotui.local.progress import Step
+
+NOTE = (
+    "Demo: keyset pages of 200,000 orders. w puts OFFSET beside keyset; J there jumps both "
+    "sides to page k (try 1000), o changes the order, # counts."
+)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dynotui.local import pg_demo
+    from dynotui.local.pg_runner import EmbeddedPostgres
+
+    server = EmbeddedPostgres()
+    with Step("Starting PostgreSQL 18 (embedded, no install)") as step:
+        failure: list[BaseException] = []
+
+        def start() -> None:
+            try:
+                server.start()
+            except BaseException as exc:  # reported on the main thread
+                failure.append(exc)
+
+        starter = threading.Thread(target=start, daemon=True)
+        starter.start()
+        if not args.no_tui and not args.serve:
+            preload_ui()  # the UI loads while the server starts
+        starter.join()
+        if failure:
+            raise failure[0]
+        step.finish("PostgreSQL 18 is up")
+    try:
+        with Step(f"Seeding {pg_demo.TABLE} ({pg_demo.ROWS:,} rows, 5 indexes)") as step:
+            pg_demo.seed(server.uri)
+            step.finish(f"Seeded {pg_demo.ROWS:,} rows")
+        return _show(server, args)
+    finally:
+        server.stop()
+
+
+def _show(server: Any, args: argparse.Namespace) -> int:
+    from dynotui.local import pg_demo
+    from dynotui.postgres.connection import PgOptions, connect
+    from dynotui.postgres.schema import describe_table
+    from dynotui.postgres.sql import PgQuery
+
+    options = PgOptions(uri=server.uri)
+    session = connect(options)
+    table = describe_table(session, pg_demo.TABLE)
+    if args.no_tui or args.serve:
+        for order in table.orders:
+            print(visible(order.describe()))
+        if args.serve:
+            print(f"export DATABASE_URL='{server.uri}'", flush=True)
+            print("Serving until Ctrl-C.", flush=True)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                pass
+        session.close()
+        return 0
+    query = PgQuery(table, table.order("orders_created_id"))
+    try:
+        return open_pg_app(session, options, query, NOTE)
+    finally:
+        session.close()
+        print("Stopping the demo PostgreSQL.", file=sys.stderr)

@@ -1,0 +1,102 @@
+"""Command-line options for reading PostgreSQL (``--postgres``) instead of DynamoDB."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from dynotui.core.errors import InputError
+
+MODES = ("keyset", "offset")
+# DynamoDB flags that mean nothing on PostgreSQL: refused rather than ignored.
+DYNAMODB_FLAGS = (
+    ("table_name", "--table-name"),
+    ("index_name", "--index-name"),
+    ("key_condition_expression", "--key-condition-expression"),
+    ("filter_expression", "--filter-expression"),
+    ("projection_expression", "--projection-expression"),
+    ("expression_attribute_values", "--expression-attribute-values"),
+    ("partition_value", "--partition-value"),
+    ("statement", "--statement"),
+    ("scan", "--scan"),
+    ("endpoint_url", "--endpoint-url"),
+    ("profile", "--profile"),
+)
+
+
+def add_postgres_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "PostgreSQL (instead of DynamoDB; pip install 'dynotui[postgres]')"
+    )
+    group.add_argument(
+        "--postgres",
+        metavar="URI",
+        nargs="?",
+        const="",
+        help="read PostgreSQL: a libpq URI (postgresql://user@host/db), or no value to use "
+        "the PG* variables; the session is read-only",
+    )
+    group.add_argument("--table", help="the table to read (schema.table if not in public)")
+    group.add_argument(
+        "--order",
+        metavar="NAME_OR_COLUMNS",
+        help="'primary key', an index's name, or columns like 'created_at desc, id' "
+        "(default: the primary key); the primary key is appended where it is not unique",
+    )
+    group.add_argument("--reverse", action="store_true", help="read the order backwards")
+    group.add_argument("--where", metavar="SQL", help="a WHERE fragment: status = $1")
+    group.add_argument(
+        "--params", metavar="JSON", help="the $n values, a JSON list: '[\"RETURNED\", 100]'"
+    )
+    group.add_argument(
+        "--columns", metavar="LIST", help="columns to show, comma-separated (default: all)"
+    )
+
+
+def wants_postgres(args: argparse.Namespace) -> bool:
+    return getattr(args, "postgres", None) is not None
+
+
+def check_no_dynamodb_flags(args: argparse.Namespace) -> None:
+    given = [flag for name, flag in DYNAMODB_FLAGS if getattr(args, name, None)]
+    if given:
+        raise InputError(f"--postgres reads PostgreSQL: drop {', '.join(given)}")
+
+
+def pg_mode(args: argparse.Namespace) -> str:
+    mode = getattr(args, "mode", None) or "keyset"
+    if mode not in MODES:
+        raise InputError(f"--mode {mode} is DynamoDB's; PostgreSQL pages by keyset or offset")
+    return mode
+
+
+def connect_from_args(args: argparse.Namespace) -> Any:
+    from dynotui.postgres.connection import PgOptions, connect
+
+    return connect(PgOptions(uri=args.postgres or None))
+
+
+def query_from_args(session: Any, args: argparse.Namespace, page_size: int = 25) -> Any:
+    """The PgQuery the flags describe, checked against the table's catalogue."""
+    from dynotui.postgres.schema import describe_table
+    from dynotui.postgres.sql import PgQuery, parse_params
+
+    if not args.table or not args.table.strip():
+        raise InputError("--table is required with --postgres: name the table to read")
+    table = describe_table(session, args.table)
+    order = table.order(args.order) if args.order else table.default_order()
+    if args.reverse:
+        order = order.reversed()
+    columns = tuple(c.strip() for c in (args.columns or "").split(",") if c.strip())
+    query = PgQuery(
+        table,
+        order,
+        where=args.where or None,
+        params=parse_params(args.params),
+        projection=columns,
+        page_size=page_size,
+        mode=pg_mode(args),  # type: ignore[arg-type]
+        descending=bool(args.reverse),
+    )
+    query.check()
+    return query

@@ -1,0 +1,162 @@
+"""What PostgreSQL pages say: ties at boundaries, orders no index serves, filters doing an
+index's job, NULLs in the sort key, keys that change, OFFSET at depth.
+
+Folded in page by page, like the DynamoDB advisor; every finding carries its numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dynotui.core.advisor import Finding
+from dynotui.core.page import Page
+from dynotui.postgres.cost import PgCost
+from dynotui.postgres.schema import changing
+from dynotui.postgres.sql import PgQuery
+
+MIN_READ = 20
+WASTE_RATIO = 0.5
+_IDENTIFIER = re.compile(r'"((?:[^"]|"")+)"|\b([A-Za-z_][A-Za-z0-9_]*)\b')
+
+
+class PgAdvisor:
+    def __init__(self, query: PgQuery) -> None:
+        self.query = query
+        self.pages = 0
+        self.read = 0
+        self.matched = 0
+        self.removed = 0
+        self.buffers = 0
+        self.sorted_pages = 0
+        self.last: Page[PgCost] | None = None
+        self.first_buffers: int | None = None
+
+    def add(self, page: Page[PgCost]) -> None:
+        cost = page.cost
+        self.pages += 1
+        self.read += cost.read or 0
+        self.matched += cost.matched
+        self.removed += cost.removed
+        buffers = cost.shared_hit + cost.shared_read
+        self.buffers += buffers
+        if page.number == 1:
+            self.first_buffers = buffers
+        if "Sort" in cost.plan:  # a Sort, or an Incremental Sort of each group of ties
+            self.sorted_pages += 1
+        self.last = page
+
+    def findings(self) -> list[Finding]:
+        found: list[Finding] = []
+        order = self.query.order
+        if not order.unique:
+            found.append(
+                Finding(
+                    "not-unique",
+                    f"The order ({', '.join(c.label for c in order.columns)}) does not name one "
+                    "row: rows that tie at a page boundary are lost or repeated. Add the primary "
+                    "key as the last sort column.",
+                )
+            )
+        if self.sorted_pages and self.last is not None:
+            cost = self.last.cost
+            terms = ", ".join(c.words() for c in order.columns)
+            read = f"{cost.read or 0:,} rows read for {self.last.shown:,} shown"
+            if order.index is None:
+                text = (
+                    f"No index serves this order: each page sorts the whole "
+                    f"{'filtered ' if self.query.where else ''}result ({read}, plan {cost.plan}). "
+                    f"An index on ({terms}) would read only the page."
+                )
+            else:
+                tested = self._filter_columns()
+                lead = f"{', '.join(tested)}, " if tested and self.query.where else ""
+                text = (
+                    f"Index {order.index} does not give rows in this order as they are needed "
+                    f"({'its filter, ' if self.query.where else ''}the tie-breaker): each page "
+                    f"sorts ({read}, plan {cost.plan}). An index on ({lead}{terms}) would "
+                    "seek straight to the page."
+                )
+            found.append(Finding("no-index", text))
+        if self.query.where and self.read >= MIN_READ and self.removed / self.read >= WASTE_RATIO:
+            tested = self._filter_columns()
+            found.append(
+                Finding(
+                    "filter-waste",
+                    f"The filter removed {self.removed / self.read:.0%} of {self.read:,} rows read "
+                    f"({self.buffers:,} buffers): an index whose leading column is "
+                    f"{' or '.join(tested) if tested else 'what the filter tests'} would read "
+                    "only the matching rows.",
+                )
+            )
+        mixed = len({c.descending for c in order.columns}) > 1
+        last = self.last
+        if (
+            mixed
+            and self.query.mode == "keyset"
+            and not self.query.where
+            and last is not None
+            and last.cost.removed > last.shown
+        ):
+            lead = order.columns[0].label
+            found.append(
+                Finding(
+                    "mixed-directions",
+                    f"Mixed directions ({', '.join(c.words() for c in order.columns)}): no single "
+                    f"condition seeks inside a group of equal {lead}, so the scan starts at the "
+                    f"group and filters its way to the page ({last.cost.removed:,} rows removed "
+                    f"on page {last.number}; more the deeper into the group). Two seeks joined by "
+                    f"UNION ALL ({lead} = the boundary's and the rest after it; {lead} after it) "
+                    "would read only the page.",
+                )
+            )
+        nullable = [c.label for c in order.columns if c.nullable]
+        if nullable:
+            found.append(
+                Finding(
+                    "nullable",
+                    f"Sort column {', '.join(nullable)} may be NULL: a row comparison would drop "
+                    "those rows, so this order uses the expanded form (slower); make it NOT NULL, "
+                    "or sort on COALESCE(...) with an index on the same expression.",
+                )
+            )
+        moving = [c.label for c in order.columns if changing(c)]
+        if moving:
+            found.append(
+                Finding(
+                    "changing-key",
+                    f"{', '.join(moving)} changes when a row is updated: rows move across pages "
+                    "while someone reads (seen twice, or not at all). That is the order's nature, "
+                    "not keyset paging's; read changes by an increasing version instead.",
+                )
+            )
+        if self.query.mode == "offset" and self.last is not None and self.last.number > 1:
+            page, cost = self.last, self.last.cost
+            skipped = (page.number - 1) * self.query.page_size
+            first = f" (page 1: {self.first_buffers:,})" if self.first_buffers is not None else ""
+            found.append(
+                Finding(
+                    "offset-depth",
+                    f"OFFSET walked past {skipped:,} rows to reach page {page.number}: "
+                    f"{cost.shared_hit + cost.shared_read:,} buffers{first}. The cost grows with "
+                    "depth, and rows written meanwhile shift later pages; keyset reads page "
+                    f"{page.number} as it reads page 1.",
+                )
+            )
+        return found
+
+    def _filter_columns(self) -> list[str]:
+        names = {c.name for c in self.query.table.columns}
+        found: list[str] = []
+        for quoted, bare in _IDENTIFIER.findall(self.query.where or ""):
+            name = quoted.replace('""', '"') if quoted else bare
+            if name in names and name not in found:
+                found.append(name)
+        return found
+
+
+def advise(query: PgQuery, pages: list[Any]) -> list[Finding]:
+    advisor = PgAdvisor(query)
+    for page in pages:
+        advisor.add(page)
+    return advisor.findings()

@@ -1,0 +1,151 @@
+"""Count a PostgreSQL query: the free estimate first (reltuples, the planner's guess for a
+filter), then count(*) on request, with its buffers, time and plan; Esc cancels it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, LoadingIndicator, Static
+
+from dynotui.core.cancel import CancelToken
+from dynotui.core.errors import DynotuiError
+from dynotui.postgres.count import PgCountResult, PgForecast, count, forecast
+from dynotui.ui.background import run_in_background
+from dynotui.ui.postgres_query import PgQueryView
+from dynotui.ui.safe import plain, plain_lines
+
+DRIFT = "A count is a snapshot: rows written since make it drift."
+
+
+def forecast_text(result: PgForecast) -> Text:
+    text = Text()
+    text.append("Estimate (free: no row is read)\n", style="bold")
+    table = "unknown (never analyzed)" if result.table_rows is None else f"~{result.table_rows:,}"
+    text.append(f"Rows in the table: {table}\n")
+    if result.matching_rows is not None and result.matching_rows != result.table_rows:
+        text.append(f"Rows the filter keeps: ~{result.matching_rows:,}\n")
+    text.append(plain_lines(result.basis + "\n", style="dim"))
+    text.append(
+        "count(*) reads every matching row (or index entry): the exact number, at a cost.\n"
+    )
+    return text
+
+
+def result_text(result: PgCountResult) -> Text:
+    text = Text()
+    if not result.complete or result.count is None:
+        text.append("Stopped: count(*) is one statement, so nothing is known.", style="bold yellow")
+        return text
+    text.append(f"{result.count:,} rows", style="bold green")
+    when = result.taken_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    text.append(f"\nTaken {when} · {result.seconds * 1000:,.1f} ms")
+    cost = result.cost
+    if cost is not None:
+        text.append(
+            f"\nBuffers {cost.shared_hit + cost.shared_read:,} (hit {cost.shared_hit:,}, "
+            f"read {cost.shared_read:,}) · executed in {cost.execution_ms:,.1f} ms"
+        )
+        text.append(plain_lines(f"\nPlan: {cost.plan}"))
+    estimate = result.forecast.items
+    if estimate:
+        ratio = result.count / estimate
+        text.append(f"\nThe estimate was {estimate:,}: the count is {ratio:.2f}x that")
+    text.append("\n" + DRIFT, style="dim")
+    return text
+
+
+class Estimated(Message):
+    def __init__(self, result: Any) -> None:
+        super().__init__()
+        self.result = result
+
+
+class Counted(Message):
+    def __init__(self, result: Any) -> None:
+        super().__init__()
+        self.result = result
+
+
+class PgCountScreen(ModalScreen[PgCountResult | None]):
+    BINDINGS = [
+        Binding("escape", "stop_or_close", "Stop / close"),
+        Binding("ctrl+s,enter", "run", "count(*)"),
+    ]
+
+    def __init__(self, session: Any, view: PgQueryView) -> None:
+        super().__init__()
+        self.session = session
+        self.view = view
+        self.estimate: PgForecast | None = None
+        self.token: CancelToken | None = None
+        self.result: PgCountResult | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="count-box", classes="modal-box"):
+            yield Label(
+                plain(f"Count {self.view.conditions_text()} in {self.view.table}"),
+                classes="modal-title",
+            )
+            yield Static("Estimating…", id="count-forecast")
+            yield Label("Enter runs count(*); Esc stops it, or closes.", id="count-hint")
+            yield LoadingIndicator(id="count-busy")
+            yield Static("", id="count-details")
+            yield Label("", id="count-error", classes="field-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#count-busy").display = False
+        session, query = self.session, self.view.query
+        run_in_background(self, lambda: forecast(session, query), Estimated, Estimated)
+
+    @on(Estimated)
+    def _estimated(self, message: Estimated) -> None:
+        if isinstance(message.result, BaseException):
+            self._fail(message.result)
+            return
+        self.estimate = message.result
+        self.query_one("#count-forecast", Static).update(forecast_text(message.result))
+
+    def action_run(self) -> None:
+        if self.token is not None or self.estimate is None:
+            return
+        token = self.token = CancelToken()
+        session, query, estimate = self.session, self.view.query, self.estimate
+        self.query_one("#count-busy").display = True
+        self.query_one("#count-hint", Label).update("Counting… Esc cancels the statement.")
+        run_in_background(self, lambda: count(session, query, estimate, token), Counted, Counted)
+
+    @on(Counted)
+    def _counted(self, message: Counted) -> None:
+        self.query_one("#count-busy").display = False
+        result = message.result
+        if isinstance(result, BaseException):
+            self._fail(result)
+            self.token = None
+            return
+        self.result = result if result.complete else None
+        self.query_one("#count-details", Static).update(result_text(result))
+        self.query_one("#count-hint", Label).update(
+            "Esc closes; the count stays in the status line."
+            if result.complete
+            else "Enter counts again; Esc closes."
+        )
+        if not result.complete:
+            self.token = None
+
+    def _fail(self, error: BaseException) -> None:
+        words = str(error) if isinstance(error, DynotuiError) else repr(error)
+        self.query_one("#count-error", Label).update(plain_lines(words))
+
+    def action_stop_or_close(self) -> None:
+        if self.token is not None and self.result is None and not self.token.cancelled:
+            self.token.cancel()  # PostgreSQL cancels the statement; CountDone follows
+            return
+        self.dismiss(self.result)

@@ -1,0 +1,206 @@
+"""The app on PostgreSQL with Pilot, against the embedded server: the grid equals the
+ground truth, the sidebar shows the page's buffers and plan, the compare view puts
+OFFSET beside keyset and jumps both to page k, the keys that build a query build a
+PostgreSQL one, and hostile values stay inert."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Static
+from uihelpers import (
+    FixedClock,
+    Recorder,
+    expected_rows,
+    grid_rows,
+    messages,
+    sidebar_text,
+    text_of,
+)
+
+from dynotui.postgres.connection import PgOptions, connect
+from dynotui.postgres.schema import describe_table
+from dynotui.postgres.sql import PgQuery
+from dynotui.ui.code_screen import CodeScreen
+from dynotui.ui.compare_screen import CompareScreen
+from dynotui.ui.jump_screen import JumpScreen
+from dynotui.ui.pg_app import PgApp
+from dynotui.ui.pg_count_screen import PgCountScreen
+from dynotui.ui.pg_query_screen import PgQueryScreen
+from dynotui.ui.picker_screen import PickerScreen
+from dynotui.ui.pilot import settle
+from dynotui.ui.postgres_query import PgQueryView
+
+SIZE = (200, 50)
+
+
+@pytest.fixture
+def app(pg_uri: str) -> Any:
+    session = connect(PgOptions(uri=pg_uri))
+    table = describe_table(session, "orders")
+    query = PgQuery(table, table.order("orders_created_id"), page_size=20)
+    app = PgApp(
+        session,
+        PgOptions(uri=pg_uri),
+        query=query,
+        clock=FixedClock(),
+        system_copy=Recorder(),
+    )
+    yield app
+    session.close()
+
+
+def truth_ids(admin: Any, order_by: str, where: str = "true") -> list[str]:
+    return [
+        str(r[0]) for r in admin.execute(f"SELECT id FROM orders WHERE {where} ORDER BY {order_by}")
+    ]
+
+
+def shown_ids(view: Any) -> list[str]:
+    page = view.state.pager.current
+    return [row["id"] for row in page.items]
+
+
+async def test_pages_sidebar_and_hostile_values(app: PgApp, pg_admin: Any) -> None:
+    expected = truth_ids(pg_admin, "created_at, id")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        assert shown_ids(view) == expected[:20]
+        assert grid_rows(view) == expected_rows(view, view.state.pager.current)
+        side = sidebar_text(view)
+        assert "Buffers" in side and "Index Scan using orders_created_id" in side
+        await pilot.press("n", "n", "p")
+        await settle(pilot)
+        assert shown_ids(view) == expected[20:40]
+        # Row 7's note holds an escape sequence and markup: shown, never acted on.
+        await pilot.press("g")
+        await settle(pilot)
+        cells = [" ".join(r) for r in grid_rows(view)]
+        hostile = next(c for c in cells if "hostile" in c)
+        assert "␛[2J" in hostile and "\x1b" not in hostile and "[bold red]markup" in hostile
+
+
+async def test_compare_puts_offset_beside_keyset_and_jumps_both(app: PgApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        left = screen.query_one("#left").state
+        right = screen.query_one("#right").state
+        assert left.query.mode == "keyset" and right.query.mode == "offset"
+        await pilot.press("J")
+        await pilot.pause()
+        assert isinstance(app.screen, JumpScreen)
+        app.screen.query_one(Input).value = "60"
+        await pilot.press("enter")
+        await settle(pilot)
+        left_page, right_page = left.pager.current, right.pager.current
+        assert left_page.number == right_page.number == 60
+        assert [r["id"] for r in left_page.items] == [r["id"] for r in right_page.items]
+        assert right_page.cost.skipped == 59 * 20 and left_page.cost.skipped == 0
+        assert right_page.cost.headline > 5 * left_page.cost.headline
+        line = text_of(screen.query_one("#compare-line", Static))
+        assert "Page 60: left (keyset)" in line and "right (offset)" in line
+        assert "x left's" in line
+        # The two sides read on connections of their own.
+        assert screen.query_one("#right").session.client is not app.session.client
+
+
+async def test_form_order_mode_and_reverse(app: PgApp, pg_admin: Any) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        await pilot.press("e")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, PgQueryScreen)
+        form.query_one("#where", Input).value = "status = $1"
+        form.query_one("#params", Input).value = "RETURNED"  # not JSON: refused at its field
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, PgQueryScreen)
+        assert "not valid JSON" in str(form.query_one("#params-error").render())
+        form.query_one("#params", Input).value = '["RETURNED"]'
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        expected = truth_ids(pg_admin, "created_at, id", "status = 'RETURNED'")
+        assert shown_ids(view) == expected[:20]
+        # o: another order, the filter kept.
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)
+        app.screen.query_one(Input).value = "orders_customer_created"
+        await pilot.press("enter")
+        await settle(pilot)
+        expected = truth_ids(pg_admin, "customer, created_at DESC, id DESC", "status = 'RETURNED'")
+        assert shown_ids(view) == expected[:20]
+        # d: reversed; m: OFFSET; the same rows either way.
+        await pilot.press("d")
+        await settle(pilot)
+        backwards = truth_ids(pg_admin, "customer DESC, created_at, id", "status = 'RETURNED'")
+        assert shown_ids(view) == backwards[:20]
+        await pilot.press("m", "n")
+        await settle(pilot)
+        assert view.state.query.mode == "offset"
+        assert shown_ids(view) == backwards[20:40]
+        assert "OFFSET" in str(view.query_one("#query-line", Static).render())
+
+
+async def test_copy_code_count_and_cursor(app: PgApp, pg_admin: Any) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        await pilot.press("n", "y")
+        await settle(pilot)
+        copied = json.loads(app.system_copy.texts[-1])  # type: ignore[attr-defined]
+        assert copied == dict(view.state.pager.current.items[0])
+        await pilot.press("K")
+        await settle(pilot)
+        token = app.system_copy.texts[-1]  # type: ignore[attr-defined]
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CodeScreen)
+        assert set(app.screen.code) == {"sql", "psycopg"}
+        sql = app.screen.code["sql"]
+        assert [str(r[0]) for r in pg_admin.execute(sql)] == shown_ids(view)
+        await pilot.press("escape", "#")
+        await pilot.pause()
+        assert isinstance(app.screen, PgCountScreen)
+        await settle(pilot)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if app.screen.result is not None:
+                break
+        assert app.screen.result.count == 200_000
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "200,000 rows" in str(view.query_one("#status-line", Static).render())
+        # v: the copied cursor opens page 2 as a new stack's page 1.
+        await pilot.press("v")
+        await pilot.pause()
+        app.screen.query_one(Input).value = token
+        await pilot.press("enter")
+        await settle(pilot)
+        assert view.state.pager.number == 1
+        assert shown_ids(view) == truth_ids(pg_admin, "created_at, id")[20:40]
+        assert not [m for m in messages(app) if "Refused" in m]
+
+
+async def test_a_bad_filter_keeps_the_page(app: PgApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        before = shown_ids(view)
+        bad = view.state.query.with_(where="nope = 1")
+        assert isinstance(bad, PgQueryView)
+        view.start(bad)
+        await settle(pilot)
+        assert shown_ids(view) == before and view.state.query.query.where is None
+        assert any('column "nope" does not exist' in m for m in messages(app))
