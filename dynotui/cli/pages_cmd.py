@@ -16,6 +16,7 @@ from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
+from dynotui.core.source import Source
 from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.dynamo_json import parse_wire_json, plain_item, to_wire
 from dynotui.dynamodb.partiql import PartiQLSource, statement_from
@@ -212,6 +213,35 @@ def emit(
         write_line(out, to_json(page, token), exact=plain)
 
 
+def page_through(
+    source: Source,
+    args: argparse.Namespace,
+    signer: Callable[[], CursorSigner],
+    out: TextIO,
+    to_json: Callable[[Page[Any], str | None], dict[str, Any]],
+    exact: bool | None = None,
+) -> int:
+    """From ``--starting-token`` (verified against this query's scope) to the end, or
+    ``--max-pages``; each page with a signed token of the next, unless ``--no-tokens``."""
+    scope = source.scope()
+    start = None
+    if args.starting_token is not None:
+        start = source.key_from_json(signer().verify(args.starting_token, scope))
+
+    def sign(key: Any) -> str:
+        return signer().sign(source.key_to_json(key), scope)
+
+    emit(
+        Pager(source, start_key=start),
+        out,
+        args.max_pages,
+        to_json,
+        None if args.no_tokens else sign,
+        args.plain if exact is None else exact,
+    )
+    return 0
+
+
 def partiql_page_json(page: Page[Any], next_token: str | None, plain: bool) -> dict[str, Any]:
     cost = page.cost
     items = [plain_item(i) for i in page.items] if plain else [to_wire(i) for i in page.items]
@@ -256,24 +286,9 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
     )
     client = make_client(connection_options(args))
     source = PartiQLSource(client, statement)
-    scope = source.scope()
-    start = None
-    if args.starting_token is not None:
-        start = source.key_from_json(signer().verify(args.starting_token, scope))
-    pager = Pager(source, start_key=start)
-
-    def sign(key: Any) -> str:
-        return signer().sign(source.key_to_json(key), scope)
-
-    emit(
-        pager,
-        out,
-        args.max_pages,
-        lambda page, token: partiql_page_json(page, token, args.plain),
-        None if args.no_tokens else sign,
-        args.plain,
+    return page_through(
+        source, args, signer, out, lambda page, token: partiql_page_json(page, token, args.plain)
     )
-    return 0
 
 
 def pg_page_json(page: Page[Any], next_token: str | None) -> dict[str, Any]:
@@ -308,26 +323,9 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
     session = connect_from_args(args)
     try:
         source = PgSource(session, query_from_args(session, args, args.page_size))
-        scope = source.scope()
-        start = None
-        if args.starting_token is not None:
-            start = source.key_from_json(signer().verify(args.starting_token, scope))
-        pager = Pager(source, start_key=start)
-
-        def sign(key: Any) -> str:
-            return signer().sign(source.key_to_json(key), scope)
-
-        emit(
-            pager,
-            out,
-            args.max_pages,
-            pg_page_json,
-            None if args.no_tokens else sign,
-            False,
-        )
+        return page_through(source, args, signer, out, pg_page_json, exact=False)
     finally:
         session.close()
-    return 0
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
@@ -347,21 +345,6 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     client = make_client(connection_options(args))
     schema = describe_table(client, spec.table)
     source = QuerySource(client, spec, schema)  # a bad query is the first thing to say
-    scope = source.scope()
-    start = None
-    if args.starting_token is not None:
-        start = source.key_from_json(signer().verify(args.starting_token, scope))
-    pager = Pager(source, start_key=start)
-
-    def sign(key: Any) -> str:
-        return signer().sign(source.key_to_json(key), scope)
-
-    emit(
-        pager,
-        out,
-        args.max_pages,
-        lambda page, token: dynamo_page_json(page, token, args.plain),
-        None if args.no_tokens else sign,
-        args.plain,
+    return page_through(
+        source, args, signer, out, lambda page, token: dynamo_page_json(page, token, args.plain)
     )
-    return 0
