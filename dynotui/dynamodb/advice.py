@@ -16,7 +16,7 @@ from typing import Any
 
 from dynotui.core.advisor import Finding
 from dynotui.core.page import EndedBy, Page
-from dynotui.dynamodb.condition import Tree, conjuncts
+from dynotui.dynamodb.condition import Tree, conjuncts, tested_names
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.spec import QuerySpec
@@ -82,22 +82,6 @@ def _equalities(tree: Tree | None) -> dict[str, Any]:
             if left[0] == "path" and len(left[1]) == 1 and right[0] == "value":
                 found[left[1][0]] = right[1]
     return found
-
-
-def _tested(tree: Tree | None) -> set[str]:
-    """Top-level attributes a condition tree tests anywhere."""
-    names: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, list):
-            if node and node[0] == "path":
-                names.add(str(node[1][0]))
-                return
-            for child in node:
-                walk(child)
-
-    walk(tree)
-    return names
 
 
 def _shown(value: dict[str, Any]) -> str:
@@ -217,7 +201,7 @@ class DynamoAdvisor:
             return []
         findings = []
         sort = self.current.sort_key
-        if sort and not self.spec.scan and sort.name in _tested(self.filter_tree):
+        if sort and not self.spec.scan and sort.name in tested_names(self.filter_tree):
             findings.append(
                 Finding(
                     "use-key-condition",

@@ -227,6 +227,22 @@ def parse_condition(
     return _Parser(text, names, values, field).parse()
 
 
+def tested_names(tree: Tree | None) -> set[str]:
+    """Top-level attributes a condition tree tests anywhere."""
+    names: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            if node and node[0] == "path":
+                names.add(str(node[1][0]))
+                return
+            for child in node:
+                walk(child)
+
+    walk(tree)
+    return names
+
+
 def conjuncts(tree: Tree | None) -> list[Tree]:
     """The conditions that must all hold: the operands of a top-level AND."""
     if tree is None:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from dynotui.core.errors import InputError
-from dynotui.dynamodb.condition import conjuncts, parse_condition
+from dynotui.dynamodb.condition import conjuncts, parse_condition, tested_names
 from dynotui.dynamodb.dynamo_json import from_wire, serialize, to_wire
 from dynotui.dynamodb.expressions import auto_names
 from dynotui.dynamodb.schema import BASE, TableSchema
@@ -201,7 +201,7 @@ def for_order(form: QueryForm, schema: TableSchema, order_name: str) -> tuple[Qu
         tree = parse_condition(text, names, values, "filter")
     except InputError:
         return changed, ""
-    tested = _tested(tree)
+    tested = tested_names(tree)
     keys = set(new.key_names)
     if not tested & keys:
         return changed, ""
@@ -221,18 +221,3 @@ def for_order(form: QueryForm, schema: TableSchema, order_name: str) -> tuple[Qu
         f"The filter tests {', '.join(sorted(tested & keys))}, a key attribute of "
         f"'{order_name}', which DynamoDB allows only in the key condition: it was left out."
     )
-
-
-def _tested(tree: Any) -> set[str]:
-    names: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, list):
-            if node and node[0] == "path":
-                names.add(str(node[1][0]))
-                return
-            for child in node:
-                walk(child)
-
-    walk(tree)
-    return names

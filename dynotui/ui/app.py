@@ -12,7 +12,6 @@ from typing import Any
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
@@ -25,6 +24,7 @@ from dynotui.dynamodb.opening import Opened, Opening
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import list_tables
 from dynotui.ui import clipboard, view_queries
+from dynotui.ui.actions import ACTIONS, bindings
 from dynotui.ui.background import run_in_background
 from dynotui.ui.dynamodb_query import DynamoQuery
 from dynotui.ui.pager_view import PagerView
@@ -34,53 +34,6 @@ from dynotui.ui.session import Session
 from dynotui.ui.share import ShareActions
 
 NARROW = 120  # below this many columns the sidebar becomes a one-line cost strip
-
-# key, action, title, help, shown in the footer; the help screen and the command
-# palette list them all. Help comes first so that a narrow footer still shows it.
-ACTIONS = [
-    ("question_mark", "help", "Help", "Every key, and what it does", True),
-    (
-        "n,right_square_bracket",
-        "next",
-        "Next",
-        "Read the next page from its stored start key",
-        True,
-    ),
-    (
-        "p,left_square_bracket",
-        "prev",
-        "Prev",
-        "Previous page: cached, or re-read from its start key",
-        True,
-    ),
-    ("g", "first", "First", "Go to page 1", False),
-    ("j", "jump", "Jump", "Go to page N: read every page up to it, drawing the last", False),
-    ("r", "refresh", "Refresh", "Re-read the current page", False),
-    ("R", "retry", "Retry", "Retry the move that failed", False),
-    ("escape", "cancel", "Cancel", "Stop the read in flight and forget held n presses", False),
-    ("e", "edit_query", "Query", "Edit the query: keys, filter, projection, page size", True),
-    ("o", "choose_order", "Order", "Choose a sort order: base table, LSI or GSI", True),
-    ("colon", "partiql", "PartiQL", "Page a PartiQL SELECT (ExecuteStatement)", False),
-    ("m", "toggle_mode", "Raw/Fill", "Toggle raw and fill mode (a new cursor stack)", False),
-    ("d", "flip_direction", "Direction", "Flip the direction (a new stack from the start)", False),
-    ("s", "show_stack", "Stack", "The cursor stack and what each page cost; Enter jumps", True),
-    ("w", "compare", "Compare", "Compare two sort orders side by side", True),
-    ("number_sign", "count", "Count", "Count the matches: forecast, progress, cost", True),
-    ("t", "choose_table", "Tables", "Choose another table", False),
-    ("f", "choose_columns", "Columns", "Show, hide and reorder the grid's columns", False),
-    ("b", "toggle_sidebar", "Sidebar", "Sidebar, or a one-line cost strip", False),
-    ("E", "connection", "Connection", "Change profile, region, endpoint or timeouts", False),
-    ("c", "show_code", "Code", "Code that reproduces this page: boto3, AWS CLI, JS", True),
-    ("y", "copy_item(False)", "Copy item", "Copy the selected item as plain JSON", False),
-    ("Y", "copy_item(True)", "Copy item (DynamoDB JSON)", "Copy the item, lossless", False),
-    ("a", "copy_page", "Copy page", "Copy the page as JSON lines (DynamoDB JSON)", False),
-    ("k", "copy_next_token", "Copy next cursor", "Copy a signed cursor of the next page", False),
-    ("K", "copy_current_token", "Copy this cursor", "Copy a signed cursor of this page", False),
-    ("x", "copy_start_key", "Copy start key", "Copy this page's start key (DynamoDB JSON)", False),
-    ("v", "paste_cursor", "Paste cursor", "Open the page a pasted cursor token points at", False),
-    ("i", "inspect_cursor", "Inspect cursor", "Decode a cursor token and check it", False),
-    ("q", "quit", "Quit", "Quit dynotui (at once, whatever is in flight)", True),
-]
 
 
 class OpeningDone(Message):
@@ -106,10 +59,7 @@ class DynotuiApp(ShareActions, App[None]):
     ACTIONS = ACTIONS  # help and the command palette list these
     CSS_PATH = "app.tcss"
     TITLE = "dynotui"
-    BINDINGS = [
-        Binding(key, action, title, show=shown, tooltip=help_text)
-        for key, action, title, help_text, shown in ACTIONS
-    ]
+    BINDINGS = bindings(ACTIONS)
 
     def __init__(
         self,

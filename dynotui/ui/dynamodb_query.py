@@ -30,8 +30,23 @@ def _resolved(expression: str, spec: QuerySpec) -> str:
     return substitute(expression, spec.names, values)
 
 
+class DynamoItems:
+    """Whole DynamoDB items as text: plain JSON with exact numbers, or DynamoDB JSON."""
+
+    def item_json(self, item: Item, typed: bool) -> str:
+        if typed:
+            return json.dumps(to_wire(item), indent=2, ensure_ascii=False)
+        return exact_dumps(plain_item(item), indent=2)
+
+    def item_formats(self) -> tuple[str, str]:
+        return "plain JSON", "DynamoDB JSON"
+
+    def page_lines(self, items: list[Item]) -> str:
+        return "".join(json.dumps(to_wire(i), ensure_ascii=False) + "\n" for i in items)
+
+
 @dataclass(frozen=True)
-class DynamoQuery:
+class DynamoQuery(DynamoItems):
     schema: TableSchema
     form: QueryForm
     spec: QuerySpec
@@ -126,17 +141,6 @@ class DynamoQuery:
         return key_text(key, self.key_columns())
 
     # -- whole items -----------------------------------------------------------------------
-
-    def item_json(self, item: Item, typed: bool) -> str:
-        if typed:
-            return json.dumps(to_wire(item), indent=2, ensure_ascii=False)
-        return exact_dumps(plain_item(item), indent=2)
-
-    def item_formats(self) -> tuple[str, str]:
-        return "plain JSON", "DynamoDB JSON"
-
-    def page_lines(self, items: list[Item]) -> str:
-        return "".join(json.dumps(to_wire(i), ensure_ascii=False) + "\n" for i in items)
 
     def key_json(self, key: Any) -> str:
         return json.dumps(to_wire(key), ensure_ascii=False)

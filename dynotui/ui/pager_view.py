@@ -26,7 +26,7 @@ from textual.widgets import Static
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import DynotuiError, InputError, ReadCancelled
-from dynotui.core.page import HasNext, Page
+from dynotui.core.page import Page
 from dynotui.core.pager import Move, Pager, StalePageError, Target
 from dynotui.core.text import visible
 from dynotui.ui.background import run_in_background
@@ -35,11 +35,11 @@ from dynotui.ui.grid import Grid, GridColumn
 from dynotui.ui.query_view import QueryView
 from dynotui.ui.safe import notify, plain, update
 from dynotui.ui.session import Session
-from dynotui.ui.sidebar import CostSidebar, plural, strip_text
+from dynotui.ui.sidebar import CostSidebar, strip_text
+from dynotui.ui.status_line import busy, status_line, walking
 from dynotui.ui.view_queries import SchemaLoaded, schema_loaded
 
 SLOW_READ = 0.15  # show that a read is under way only past this many seconds
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
 @dataclass(frozen=True)
@@ -59,33 +59,6 @@ class _Read:
     target: Target = "next"  # what the user asked for, for R to retry
     token: CancelToken = field(default_factory=CancelToken)
     began: float = field(default_factory=time.monotonic)
-
-
-def status_line(state: ViewState, counted: Any = None) -> Text:
-    pager = state.pager
-    page = pager.current
-    if page is None:
-        return Text("No page read yet: press n to read page 1.")
-    words = {
-        HasNext.YES: "a next page exists",
-        HasNext.UNKNOWN: "more may follow",
-        HasNext.NO: "this is the last page",
-    }[page.has_next]
-    line = f"Page {page.number} · {plural(page.shown, 'item')} · {words}"
-    if page.cached:
-        line += " · served from cache"
-    for note in state.query.notes(page):
-        line += f" · {note}"
-    if counted is not None:
-        line += f" · {counted.summary()}"
-    text = Text(visible(line), style="bold")
-    if page.empty_with_key:
-        text.append(
-            " · EMPTY PAGE WITH A KEY: DynamoDB evaluated items but none passed the filter;"
-            " this is not the end, press n",
-            style="bold yellow",
-        )
-    return text
 
 
 class PagerView(Horizontal):
@@ -502,34 +475,24 @@ class PagerView(Horizontal):
             update(line, override)
             return
         state = self.state
-        text = status_line(state, self._counted()) if state is not None else Text("")
+        text = (
+            status_line(state.query, state.pager.current, self._counted())
+            if state is not None
+            else Text("")
+        )
         read = self._read
         if read is not None and self._ticker is not None:
-            elapsed = time.monotonic() - read.began
-            spin = SPINNER[int(elapsed * 10) % len(SPINNER)]
             what = (
                 "the new query's first page"
                 if read.state is self.pending
-                else (f"page {read.move.number}")
+                else f"page {read.move.number}"
             )
-            text = Text(f"{spin} Reading {what}… {elapsed:.1f} s (Esc cancels)  ", style="bold")
-            if state is not None:
-                text.append_text(status_line(state, self._counted()))
+            text = busy(f"Reading {what}", read.began, "cancels") + Text("  ") + text
         elif self.opening is not None and self._ticker is not None:
             name, began = self.opening
-            elapsed = time.monotonic() - began
-            spin = SPINNER[int(elapsed * 10) % len(SPINNER)]
-            text = Text(
-                f"{spin} Opening table {visible(name)}… {elapsed:.1f} s (Esc cancels)",
-                style="bold",
-            )
+            text = busy(f"Opening table {visible(name)}", began, "cancels")
         if self.target is not None and read is not None:
-            text = (
-                Text(
-                    f"→ page {self.target}, reading {read.move.number} (Esc stops)  ", style="bold"
-                )
-                + text
-            )
+            text = walking(self.target, read.move.number) + text
         update(line, text)
 
     # -- the item under the cursor ----------------------------------------------------------

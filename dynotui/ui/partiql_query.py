@@ -7,20 +7,20 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.core.text import visible
 from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget
-from dynotui.dynamodb.dynamo_json import Item, plain_item, to_wire
+from dynotui.dynamodb.dynamo_json import Item, to_wire
 from dynotui.dynamodb.partiql import PartiQLSource, Statement
 from dynotui.dynamodb.partiql_codegen import generate_partiql
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.ui.cells import cell
+from dynotui.ui.dynamodb_query import DynamoItems
 
 
 @dataclass(frozen=True)
-class PartiQLQuery:
+class PartiQLQuery(DynamoItems):
     schema: TableSchema  # the table the form was opened on (for keys, and to go back)
     form: QueryForm
     statement: Statement
@@ -94,17 +94,6 @@ class PartiQLQuery:
             return "(start of the result)"
         text = visible(key)
         return f"NextToken {text[:40]}…" if len(text) > 40 else f"NextToken {text}"
-
-    def item_json(self, item: Item, typed: bool) -> str:
-        if typed:
-            return json.dumps(to_wire(item), indent=2, ensure_ascii=False)
-        return exact_dumps(plain_item(item), indent=2)
-
-    def item_formats(self) -> tuple[str, str]:
-        return "plain JSON", "DynamoDB JSON"
-
-    def page_lines(self, items: list[Item]) -> str:
-        return "".join(json.dumps(to_wire(i), ensure_ascii=False) + "\n" for i in items)
 
     def key_json(self, key: Any) -> str:
         return json.dumps({"NextToken": key})

@@ -7,14 +7,14 @@ from dataclasses import replace
 from typing import Any
 
 from textual import on
-from textual.binding import Binding
 from textual.message import Message
 
 from dynotui.core.errors import DynotuiError
 from dynotui.postgres.connection import PgOptions, PgSession, redacted
 from dynotui.postgres.schema import PgTable, describe_table, list_tables
 from dynotui.postgres.sql import PgQuery
-from dynotui.ui.app import ACTIONS, DynotuiApp
+from dynotui.ui.actions import PG_ACTIONS, bindings
+from dynotui.ui.app import DynotuiApp
 from dynotui.ui.background import run_in_background
 from dynotui.ui.pager_view import PagerView
 from dynotui.ui.picker_screen import PickerScreen
@@ -23,26 +23,6 @@ from dynotui.ui.safe import notify
 from dynotui.ui.session import Session
 
 CUSTOM = "\0custom"
-PG_WORDS = {
-    "edit_query": ("Query", "Edit the query: order, filter and its parameters, columns, size"),
-    "choose_order": ("Order", "Choose an order: the primary key, an index, or any columns"),
-    "partiql": ("PartiQL", "DynamoDB only"),
-    "toggle_mode": ("Keyset/Offset", "Toggle keyset and OFFSET paging (a new cursor stack)"),
-    "flip_direction": ("Reverse", "Read the order backwards (a new stack from the start)"),
-    "compare": ("Compare", "Keyset beside OFFSET, or two orders, side by side"),
-    "count": ("Count", "The free estimate, then count(*) with its buffers and time"),
-    "connection": ("Reconnect", "Open the connection again (after the server went away)"),
-    "show_code": ("Code", "Code that reproduces this page: SQL, Python (psycopg)"),
-    "copy_item(True)": ("Copy row (typed)", "Copy the row with its column types"),
-    "copy_item(False)": ("Copy row", "Copy the selected row as JSON (values as text)"),
-    "copy_page": ("Copy page", "Copy the page as JSON lines"),
-    "copy_start_key": ("Copy boundary", "Copy this page's boundary (its sort values) as JSON"),
-}
-PG_ACTIONS = [
-    (key, action, *PG_WORDS.get(action, (title, help_text)), shown)
-    for key, action, title, help_text, shown in ACTIONS
-    if action != "partiql"
-]
 
 
 class TableDescribed(Message):
@@ -66,10 +46,7 @@ class Reopened(Message):
 
 class PgApp(DynotuiApp):
     ACTIONS = PG_ACTIONS
-    BINDINGS = [
-        Binding(key, action, title, show=shown, tooltip=help_text)
-        for key, action, title, help_text, shown in PG_ACTIONS
-    ]
+    BINDINGS = bindings(PG_ACTIONS)
 
     def __init__(
         self,
