@@ -1,3 +1,3 @@
-from dynotui.cli.main import main
+from dynotui.cli.entry import main
 
 raise SystemExit(main())

@@ -13,6 +13,7 @@ from dynotui import __version__
 from dynotui.cli import tui_cmd
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.cli.output import ClosedOutput, quiet_closed_stdout
+from dynotui.core import heap
 from dynotui.core.errors import DynotuiError
 from dynotui.core.text import visible
 
@@ -87,6 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     debug = getattr(args, "debug", False)
+    if args.run is not tui_cmd.run:
+        heap.settle()  # the terminal UI settles once its first screen is up
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

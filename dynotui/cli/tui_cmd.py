@@ -53,16 +53,21 @@ def open_app(
 ) -> int:
     from dynotui.ui.app import DynotuiApp  # Textual loads only when a terminal UI is wanted
 
+    label = opening.label if opening is not None and opening.label else describe(client, options)
     app = DynotuiApp(
         client,
-        connection_label=describe(client, options),
+        connection_label=label,
         options=options,
         table=table,
         form=form,
         open_form=open_form,
         opening=opening,
     )
-    app.run()
+    try:
+        app.run()
+    finally:
+        if opening is not None:
+            opening.close()
     return app.return_code or 0
 
 
@@ -110,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         mode=args.mode or "raw",
         scan=args.scan,
     )
-    # The table and its page 1 are asked for while Textual loads (about as long).
+    # The table and its page 1 are asked for while Textual loads (about as long), by a
+    # child process where fork is available: before preload_ui, so it forks a small parent.
     opening = Opening(options, args.table_name, form).start()
     preload_ui()
     client = opening.wait_for_client()

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 from dynotui import __version__
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError, ReadCancelled
+from dynotui.dynamodb import fast_items
 
 # DynamoDB Local accepts any credentials; these spare a first-time user with no AWS
 # configuration at all a "no credentials" error against their own laptop.
@@ -140,13 +141,27 @@ def make_client(options: ConnectionOptions) -> Any:
         "dynamodb", region_name=region, endpoint_url=options.endpoint_url, config=config, **extra
     )
     install_cancel_hook(client)
+    fast_items.install(client)
     return client
 
 
 def describe(client: Any, options: ConnectionOptions) -> str:
     """One line for headers: endpoint, region, profile."""
+    return _label(client.meta.endpoint_url, client.meta.region_name, options)
+
+
+def provisional_label(options: ConnectionOptions) -> str:
+    """``describe`` before there is a client: what the options and environment say."""
+    endpoint = effective_endpoint(options)
+    region = effective_region(options, os.environ.get("AWS_DEFAULT_REGION"))
+    if region is None and is_loopback_url(endpoint):
+        region = LOCAL_REGION  # as make_client does
+    return _label(endpoint or "AWS", region or "…", options)
+
+
+def _label(endpoint: str, region: str, options: ConnectionOptions) -> str:
     profile = options.profile or os.environ.get("AWS_PROFILE") or "default chain"
-    return f"{client.meta.endpoint_url} · {client.meta.region_name} · profile: {profile}"
+    return f"{endpoint} · {region} · profile: {profile}"
 
 
 # -- cancelling between attempts ---------------------------------------------------------

@@ -1,9 +1,12 @@
 """Open a table while the terminal UI loads: client, DescribeTable, then page 1.
 
 Importing Textual and starting the app take about as long as importing botocore and
-asking DynamoDB for the table and its first page; done in a thread beside each other,
-page 1 is on screen when the app is. Nothing here waits on the network for the caller:
-the app takes what has arrived, and the rest when it arrives.
+asking DynamoDB for the table and its first page. Where it can (Linux), this is done in
+a forked child process, on another core, which sends back the connection's label, then
+the table and page 1; the app makes its own client only once its first screen is up
+(``LazyClient``). Elsewhere, or if the child fails, a thread does the same in-process.
+Nothing here waits on the network for the caller: the app takes what has arrived, and
+the rest when it arrives.
 """
 
 from __future__ import annotations
@@ -15,10 +18,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynotui.core.errors import DynotuiError, InputError
+from dynotui.core.forked import Forked, Send, can_fork, portable
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.advice import Measurements
-from dynotui.dynamodb.connection import ConnectionOptions, make_client
+from dynotui.dynamodb.connection import (
+    ConnectionOptions,
+    describe,
+    make_client,
+    provisional_label,
+)
+from dynotui.dynamodb.lazy_client import LazyClient
 from dynotui.dynamodb.query_form import QueryForm, build_spec
 from dynotui.dynamodb.schema import TableSchema, describe_table
 from dynotui.dynamodb.source import QuerySource
@@ -44,20 +54,32 @@ class Opening:
         form: QueryForm,
         *,
         clock: Callable[[], float] = time.perf_counter,
+        fork: bool | None = None,
     ) -> None:
         self.options = options
         self.table = table
         self.form = form
         self.clock = clock
+        self.fork = can_fork() if fork is None else fork
         self.measurements = Measurements()
         self.client: Any = None
         self.client_error: BaseException | None = None
+        self.label = ""  # the connection in one line, once known
         self.opened = Opened()
+        self.forked_page = False  # page 1 came from the child process
+        self._child: Forked | None = None
+        self._closed = False
         self._client_ready = threading.Event()
         self.done = threading.Event()
         self._thread = threading.Thread(target=self._run, name="dynotui-open", daemon=True)
 
     def start(self) -> Opening:
+        if self.fork and self.table is not None:
+            self._child = Forked(self._in_child)  # before any thread: fork copies only one
+            # The app starts at once; its own client is made once its first screen is up.
+            self.client = LazyClient(self.options)
+            self.label = provisional_label(self.options)
+            self._client_ready.set()
         self._thread.start()
         return self
 
@@ -68,18 +90,80 @@ class Opening:
             raise self.client_error
         return self.client
 
+    def close(self) -> None:
+        """The app is leaving: stop the child process if it is still reading (and do
+        not read in its place)."""
+        self._closed = True
+        if self._child is not None:
+            self._child.close()
+
+    # -- in the child process -----------------------------------------------------------
+
+    def _in_child(self, send: Send) -> None:
+        try:
+            client = make_client(self.options)
+        except BaseException as exc:
+            send((None, portable(exc)))
+            return
+        send((describe(client, self.options), None))
+        self._open(client)
+        opened = self.opened
+        send((opened.schema, opened.spec, opened.page, portable(opened.error)))
+
+    # -- in the parent ------------------------------------------------------------------
+
     def _run(self) -> None:
         try:
+            if self._child is not None:
+                self._from_child(self._child)
+                return
             try:
                 self.client = make_client(self.options)
+                self.label = describe(self.client, self.options)
             except BaseException as exc:  # raised in the caller's thread
                 self.client_error = exc
                 return
             finally:
                 self._client_ready.set()
+            self._open(self.client)
+        finally:
+            self._client_ready.set()
+            self.done.set()
+
+    def _from_child(self, child: Forked) -> None:
+        """What the child sent; what it did not, this thread does with the lazy client."""
+        try:
+            label, error = child.receive()
+        except EOFError:
+            if not self._closed:
+                self._open(self.client)
+            return
+        if error is not None:  # the options give no client: the app says so (E fixes)
+            self.opened.error = error
+            return
+        self.label = label
+        try:
+            schema, spec, page, error = child.receive()
+        except EOFError:
+            if not self._closed:
+                self._open(self.client)  # page 1 is read here after all
+            return
+        finally:
+            child.close()
+        self.opened = Opened(schema=schema, spec=spec, page=page, error=error)
+        if spec is not None and page is not None:
+            self.opened.pager = Pager(self._source(self.client, spec, schema))
+            self.forked_page = True
+
+    def _source(self, client: Any, spec: QuerySpec, schema: TableSchema) -> QuerySource:
+        return QuerySource(client, spec, schema, measurements=self.measurements, clock=self.clock)
+
+    def _open(self, client: Any) -> None:
+        """DescribeTable, then page 1 if the command line said enough to read it."""
+        try:
             if self.table is None:
                 return
-            self.opened.schema = schema = describe_table(self.client, self.table)
+            self.opened.schema = schema = describe_table(client, self.table)
             form = self.form
             if form.order not in {o.name for o in schema.orders}:
                 return
@@ -90,15 +174,10 @@ class Opening:
             except InputError as exc:
                 self.opened.error = exc
                 return
-            source = QuerySource(
-                self.client, spec, schema, measurements=self.measurements, clock=self.clock
-            )
-            pager = Pager(source)
+            pager = Pager(self._source(client, spec, schema))
             self.opened.spec, self.opened.pager = spec, pager
             self.opened.page = pager.read(pager.plan("next"))
         except DynotuiError as exc:
             self.opened.error = exc
         except Exception as exc:  # shown in the app, never a traceback
             self.opened.error = exc
-        finally:
-            self.done.set()

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from dynotui.core import heap
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.errors import DynotuiError
 from dynotui.dynamodb.connection import ConnectionOptions, describe, make_client
@@ -98,6 +99,14 @@ class DynotuiApp(ShareActions, App[None]):
     def on_mount(self) -> None:
         self.sub_title = self.session.label
         self.open_initial()
+        self.call_after_refresh(self._started)
+
+    def _started(self) -> None:
+        """The first screen is up: start-up is over."""
+        heap.settle()
+        warm = getattr(self.session.client, "warm", None)
+        if warm is not None:  # a client not made yet (page 1 came from a child process)
+            warm()
 
     def open_initial(self) -> None:
         """What the command line asked to open (Textual calls every class's on_mount, so
@@ -131,6 +140,8 @@ class DynotuiApp(ShareActions, App[None]):
         """The table (and page 1) opened while the app loaded, as far as it got."""
         view, opened, form = self.main_view, message.opened, self.initial_form
         view.end_opening(self.initial_table or "")
+        if self.opening is not None and self.opening.label != self.session.label:
+            self.session.label = self.sub_title = self.opening.label  # as the client says
         if not isinstance(opened, Opened):
             opened = Opened(error=opened)
         if opened.error is not None:

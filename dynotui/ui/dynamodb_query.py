@@ -7,12 +7,11 @@ import json
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.core.text import visible
 from dynotui.dynamodb.advice import Measurements, tied_rows
-from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget, generate
 from dynotui.dynamodb.dynamo_json import Item, plain_item, to_wire
 from dynotui.dynamodb.expressions import substitute
 from dynotui.dynamodb.query_form import QueryForm
@@ -20,6 +19,9 @@ from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.ui.cells import NOT_PROJECTED, cell, key_text
+
+if TYPE_CHECKING:
+    from dynotui.dynamodb.codegen import CodeTarget
 
 
 def _resolved(expression: str, spec: QuerySpec) -> str:
@@ -148,6 +150,8 @@ class DynamoQuery(DynamoItems):
     # -- code -----------------------------------------------------------------------------
 
     def code(self, page: Any, target: CodeTarget) -> dict[str, str]:
+        from dynotui.dynamodb.codegen import LANGUAGES, generate  # only when code is asked for
+
         calls = page.cost.calls
         first_limit = calls[0].limit if calls and self.spec.mode == "fill" else None
         return {

@@ -2,7 +2,7 @@
 
 Textual's DataTable renders every cell through Rich (padding, wrapping, cropping) and
 throws its caches away when rows are replaced: 100 ms for a 25-row page, 350 ms for
-500. Here a row is one string, cut to the column widths when it arrives, and only the
+500. Here a row is one string, cut to the column widths when it is first drawn, and only the
 lines in view are drawn, each as a single styled segment: a page replaces rows in
 place, and scrolling a 500-row page costs what scrolling a 5-row one does.
 
@@ -112,15 +112,15 @@ class Grid(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.columns: list[GridColumn] = []
-        self.rows: list[str] = []  # each row as one line of text, cells cut and joined
-        self._cells: list[list[str]] = []  # the cells as given, for get_row_at
+        self._cells: Sequence[Sequence[str]] = []  # the cells as given
+        self._lines: dict[int, str] = {}  # rows drawn so far, as one line of text each
         self._styles: tuple[Style, Style, Style, Style] | None = None
 
     # -- content ---------------------------------------------------------------------------
 
     @property
     def row_count(self) -> int:
-        return len(self.rows)
+        return len(self._cells)
 
     @property
     def labels(self) -> list[str]:
@@ -129,28 +129,33 @@ class Grid(ScrollView, can_focus=True):
     def set_columns(self, columns: Sequence[GridColumn]) -> None:
         """New columns; the rows are given again with ``set_rows``, in this order."""
         self.columns = list(columns)
+        self._lines = {}
 
     def set_rows(self, cells: Sequence[Sequence[str]], *, keep_cursor: bool = False) -> None:
-        """Replace every row (a new page): the columns stay, the cursor goes to the top."""
-        drawn = max(len(self.rows), len(cells)) + 1  # the lines whose text changes
-        self._cells = [list(row) for row in cells]
-        columns = self.columns
-        pad = " " * PADDING
-        self.rows = [
-            "".join(
-                pad + fit(row[i] if i < len(row) else "", column.width) + pad
-                for i, column in enumerate(columns)
-            )
-            for row in self._cells
-        ]
-        self.virtual_size = Size(sum(c.render_width for c in columns), len(self.rows) + 1)
+        """Replace every row (a new page): the columns stay, the cursor goes to the top.
+        A row is cut to the column widths when it is first drawn, not before: a 500-row
+        page costs what the rows in view cost."""
+        drawn = max(len(self._cells), len(cells)) + 1  # the lines whose text changes
+        self._cells = cells
+        self._lines = {}
+        self.virtual_size = Size(sum(c.render_width for c in self.columns), len(cells) + 1)
         if keep_cursor:
-            self.cursor_row = min(self.cursor_row, max(len(self.rows) - 1, 0))
+            self.cursor_row = min(self.cursor_row, max(len(cells) - 1, 0))
         else:
             self.set_reactive(Grid.cursor_row, 0)
             self.scroll_to(y=0, animate=False)
         # Only the lines that held or hold a row: a short page leaves the rest alone.
         self.refresh(Region(0, 0, self.size.width, min(drawn, self.size.height)))
+
+    def _line(self, index: int) -> str:
+        line = self._lines.get(index)
+        if line is None:
+            row, pad = self._cells[index], " " * PADDING
+            line = self._lines[index] = "".join(
+                pad + fit(row[i] if i < len(row) else "", column.width) + pad
+                for i, column in enumerate(self.columns)
+            )
+        return line
 
     def get_row_at(self, index: int) -> list[str]:
         """The cells of row ``index`` as shown: cut to their column's width."""
@@ -187,9 +192,9 @@ class Grid(ScrollView, can_focus=True):
             style = header
         else:
             index = scroll_y + y - 1
-            if index >= len(self.rows):
+            if index >= len(self._cells):
                 return Strip.blank(width, base)
-            text = self.rows[index]
+            text = self._line(index)
             if index == self.cursor_row:
                 style = cursor
             elif index % 2 == 0:
@@ -214,8 +219,8 @@ class Grid(ScrollView, can_focus=True):
     # -- keys and mouse --------------------------------------------------------------------
 
     def _move(self, rows: int) -> None:
-        if self.rows:
-            self.cursor_row = max(0, min(len(self.rows) - 1, self.cursor_row + rows))
+        if self._cells:
+            self.cursor_row = max(0, min(len(self._cells) - 1, self.cursor_row + rows))
 
     def action_cursor_up(self) -> None:
         self._move(-1)
@@ -236,10 +241,10 @@ class Grid(ScrollView, can_focus=True):
         self._page(1)
 
     def action_first_row(self) -> None:
-        self._move(-len(self.rows))
+        self._move(-len(self._cells))
 
     def action_last_row(self) -> None:
-        self._move(len(self.rows))
+        self._move(len(self._cells))
 
     def action_scroll_left(self) -> None:
         self.scroll_to(x=max(self.scroll_offset.x - 8, 0), animate=False)
@@ -248,7 +253,7 @@ class Grid(ScrollView, can_focus=True):
         self.scroll_to(x=self.scroll_offset.x + 8, animate=False)
 
     def action_select(self) -> None:
-        if self.rows:
+        if self._cells:
             self.post_message(self.RowSelected(self, self.cursor_row))
 
     def on_click(self, event: events.Click) -> None:
@@ -256,7 +261,7 @@ class Grid(ScrollView, can_focus=True):
         if offset is None or offset.y == 0:
             return
         index = round(self.scroll_offset.y) + offset.y - 1
-        if 0 <= index < len(self.rows):
+        if 0 <= index < len(self._cells):
             if index == self.cursor_row and event.chain >= 2:
                 self.action_select()
             self.cursor_row = index

@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions
-from dynotui.dynamodb.count import CountResult
+
+if TYPE_CHECKING:
+    from dynotui.dynamodb.count import CountResult
 
 
 @dataclass

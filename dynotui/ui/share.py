@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.errors import InputError
-from dynotui.dynamodb.codegen import CodeTarget
 from dynotui.ui import clipboard
 from dynotui.ui.safe import notify
 
 if TYPE_CHECKING:
+    from dynotui.dynamodb.codegen import CodeTarget
     from dynotui.ui.pager_view import PagerView, ViewState
 
 
@@ -148,6 +148,8 @@ class ShareActions:
             self.push_screen(InspectCursorScreen(self._signer, state.pager.source.scope()))
 
     def code_target(self) -> CodeTarget:
+        from dynotui.dynamodb.codegen import CodeTarget  # only when code is asked for
+
         client = self.session.client
         endpoint = client.meta.endpoint_url
         default = "amazonaws.com" in endpoint  # the SDKs find AWS's own endpoints themselves

@@ -15,7 +15,6 @@ from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
 from dynotui.dynamodb.schema import TableSchema, describe_table
 from dynotui.ui.background import run_in_background
 from dynotui.ui.dynamodb_query import DynamoQuery
-from dynotui.ui.partiql_query import PartiQLQuery
 from dynotui.ui.safe import notify
 
 if TYPE_CHECKING:
@@ -85,8 +84,8 @@ def edit_query(
 
     statement = None
     tab = "query-tab"
-    if state is not None and isinstance(state.query, PartiQLQuery) and not note:
-        statement, tab = state.query.statement, "partiql-tab"
+    if state is not None and state.query.kind == "partiql" and not note:
+        statement, tab = getattr(state.query, "statement", None), "partiql-tab"
 
     def done(query: Any) -> None:
         if query is not None:

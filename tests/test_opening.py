@@ -1,0 +1,157 @@
+"""Opening a table at start-up: page 1 read by a forked child process (or a thread) equals
+a plain boto3 Query; the pager goes on from it; failures fall back or are shown; the
+garbage collector is paused only while the program loads; ``visible`` keeps its word."""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+import time
+from typing import Any
+
+import pytest
+from faultproxy import FaultProxy
+
+from dynotui.core import heap
+from dynotui.core.forked import can_fork
+from dynotui.core.text import _ONE_LINE, visible
+from dynotui.dynamodb.connection import ConnectionOptions, ConnectionSetupError
+from dynotui.dynamodb.lazy_client import LazyClient
+from dynotui.dynamodb.opening import Opening
+from dynotui.dynamodb.query_form import QueryForm
+
+MODES = [pytest.param(True, id="forked"), pytest.param(False, id="thread")]
+
+
+def plain_pages(client: Any, table: str, size: int, count: int) -> list[list[dict]]:
+    pages, key = [], None
+    for _ in range(count):
+        response = client.query(
+            TableName=table,
+            KeyConditionExpression="customer = :c",
+            ExpressionAttributeValues={":c": {"S": "acme"}},
+            Limit=size,
+            **({"ExclusiveStartKey": key} if key else {}),
+        )
+        pages.append(response["Items"])
+        key = response["LastEvaluatedKey"]
+    return pages
+
+
+def opened(opening: Opening) -> Any:
+    assert opening.done.wait(60)
+    return opening.opened
+
+
+@pytest.mark.parametrize("fork", MODES)
+def test_page_one_equals_a_plain_query_and_the_pager_goes_on(
+    ddb: Any, client: Any, demo_table: str, fork: bool
+) -> None:
+    if fork and not can_fork():
+        pytest.skip("fork is used on Linux only")
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    form = QueryForm(partition_value="acme", page_size="7")
+    opening = Opening(options, demo_table, form, fork=fork).start()
+    result = opened(opening)
+    assert result.error is None
+    truth = plain_pages(client, demo_table, 7, 3)
+    assert result.page.items == truth[0]
+    assert opening.forked_page is fork
+    assert isinstance(opening.wait_for_client(), LazyClient) is fork
+    assert opening.label.startswith(ddb.endpoint_url) and "us-east-1" in opening.label
+    pager = result.pager
+    pager.accept(result.page)
+    assert [pager.next().items, pager.next().items] == truth[1:]
+    assert pager.totals.cost.capacity.total > 0  # page 1's cost came over with it
+    opening.close()
+
+
+def test_a_child_that_dies_leaves_the_work_to_the_thread(
+    ddb: Any, client: Any, demo_table: str
+) -> None:
+    if not can_fork():
+        pytest.skip("fork is used on Linux only")
+
+    class Dying(Opening):
+        def _in_child(self, send: Any) -> None:
+            os._exit(3)
+
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    opening = Dying(options, demo_table, QueryForm(partition_value="acme", page_size="5"))
+    result = opened(opening.start())
+    assert result.error is None and not opening.forked_page
+    assert result.page.items == plain_pages(client, demo_table, 5, 1)[0]
+
+
+@pytest.mark.parametrize("fork", MODES)
+def test_options_that_give_no_client_are_said_not_raised_in_the_app(fork: bool) -> None:
+    if fork and not can_fork():
+        pytest.skip("fork is used on Linux only")
+    options = ConnectionOptions(profile="dynotui-no-such-profile")
+    opening = Opening(options, "t", QueryForm(partition_value="x"), fork=fork).start()
+    if fork:  # the app has started: the error comes as the table's error
+        result = opened(opening)
+        assert isinstance(result.error, ConnectionSetupError)
+        assert "dynotui-no-such-profile" in str(result.error)
+        assert result.schema is None and result.page is None
+    else:  # the command line says it before any UI
+        with pytest.raises(ConnectionSetupError, match="dynotui-no-such-profile"):
+            opening.wait_for_client()
+
+
+def test_closing_stops_a_child_that_waits_on_a_silent_endpoint(ddb: Any) -> None:
+    if not can_fork():
+        pytest.skip("fork is used on Linux only")
+    with FaultProxy(ddb.endpoint_url) as proxy:
+        proxy.silent = True
+        options = ConnectionOptions(endpoint_url=proxy.endpoint_url, read_timeout=120)
+        opening = Opening(options, "anything", QueryForm(partition_value="p")).start()
+        time.sleep(1.0)
+        assert not opening.done.is_set()
+        child = opening._child
+        assert child is not None and child.pid is not None
+        pid = child.pid
+        began = time.monotonic()
+        opening.close()
+        assert time.monotonic() - began < 1.0
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped already: no zombie left behind
+        assert opening.done.wait(5)
+
+
+def test_a_lazy_client_is_made_once_on_first_use(ddb: Any, demo_table: str) -> None:
+    lazy = LazyClient(ConnectionOptions(endpoint_url=ddb.endpoint_url))
+    assert lazy._client is None
+    lazy.warm()
+    names = lazy.list_tables()["TableNames"]
+    assert demo_table in names
+    assert lazy.resolve() is lazy.resolve()
+
+
+def test_the_collector_is_paused_only_between_pause_and_settle() -> None:
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    heap.settle()  # no pause: nothing happens (tests, in-process callers)
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    heap.pause()
+    try:
+        assert not gc.isenabled() and heap.paused()
+        heap.settle()
+        assert gc.isenabled() and not heap.paused()
+        assert gc.get_freeze_count() > frozen
+        heap.settle()
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def test_visible_takes_its_shortcut_only_where_nothing_would_change() -> None:
+    rng = random.Random(7)
+    samples = [chr(c) for c in range(0x110000) if c < 0x3000 or c % 97 == 0]
+    for text in samples:
+        assert visible(text) == text.translate(_ONE_LINE)
+    for _ in range(20_000):
+        text = "".join(rng.choice(samples) for _ in range(rng.randrange(6)))
+        assert visible(text) == text.translate(_ONE_LINE)
