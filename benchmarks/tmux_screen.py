@@ -19,22 +19,27 @@ class TmuxApp:
     ):
         self.name = f"bench-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
-        self.began = time.perf_counter()
-        subprocess.run(
-            [
-                "tmux",
-                "new-session",
-                "-d",
-                "-s",
-                self.name,
-                "-x",
-                str(width),
-                "-y",
-                str(height),
-                f"env {exports} {command}; sleep 30",
-            ],
-            check=True,
-        )
+        command_line = [
+            "tmux",
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            f"env {exports} {command}; sleep 30",
+        ]
+        for attempt in range(3):
+            # A tmux server whose last session just closed may still be exiting: retry.
+            self.began = time.perf_counter()
+            done = subprocess.run(command_line, capture_output=True, text=True)
+            if done.returncode == 0:
+                break
+            time.sleep(0.2 * (attempt + 1))
+        else:
+            raise RuntimeError(f"tmux new-session failed: {done.stderr.strip()}")
 
     def screen(self) -> str:
         return subprocess.run(

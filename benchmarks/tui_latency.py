@@ -1,6 +1,6 @@
 """Benchmark: key press to screen in the real app, in a real terminal (tmux), not Pilot.
 
-    python benchmarks/tui_latency.py [--samples 5]
+    python benchmarks/tui_latency.py [--samples 5] [--baseline CHECKOUT]
 
 Starts DynamoDB Local on a copy of the seeded demo database, and for each figure runs
 the app in tmux on customer acme, presses keys with `tmux send-keys` and polls
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import statistics
 import sys
 import time
@@ -31,9 +32,10 @@ from dynotui.local.runner import DynamoDBLocal
 ENV = {"DYNOTUI_CURSOR_SECRET": "benchmark-secret-0123456789"}
 
 
-def app_command(endpoint: str, page_size: int) -> str:
+def app_command(endpoint: str, page_size: int, source: str | None = None) -> str:
+    path = f"PYTHONPATH={shlex.quote(source)} " if source else ""
     return (
-        f"{sys.executable} -m dynotui --endpoint-url {endpoint} --table-name {TABLE} "
+        f"{path}{sys.executable} -m dynotui --endpoint-url {endpoint} --table-name {TABLE} "
         f"--partition-value {BIG_CUSTOMER} --page-size {page_size}"
     )
 
@@ -87,79 +89,132 @@ def first_row_visible(text: str) -> bool:
     return re.search(r"^\s*acme\s+\d+\s", text, re.M) is not None and "Page 1 ·" in text
 
 
+FIGURES = (
+    "process start to first page of rows",
+    "n, fresh 25-row page",
+    "p, cached page",
+    "n at page 2 (page size 5)",
+    "n at page 1,000 (page size 5)",
+    "n, fresh 500-row page",
+    "PageDown/Up in a 500-row page (p90)",
+)
+
+
+def time_start(command: Any, n: int) -> dict[str, float]:
+    starts = []
+    for _ in range(n):
+        with TmuxApp(command(25), env=ENV) as app:
+            seconds, _ = app.wait_for(first_row_visible, timeout=60)
+            starts.append(seconds)
+            app.keys("q")
+    return {FIGURES[0]: statistics.median(starts)}
+
+
+def time_small(command: Any, n: int) -> dict[str, float]:
+    with TmuxApp(command(25), env=ENV) as app:
+        app.wait_for(on_page(1))
+        nexts = fresh_next(app, 1, n)
+        backs = [app.timed_key("p", on_page(n - i)) for i in range(n)]
+        app.keys("q")
+    return {FIGURES[1]: statistics.median(nexts), FIGURES[2]: statistics.median(backs)}
+
+
+def time_deep(command: Any, n: int) -> dict[str, float]:
+    with TmuxApp(command(5), env=ENV) as app:
+        app.wait_for(on_page(1))
+        early = fresh_next(app, 1, n)
+        app.keys(*["n"] * (999 - n - 1))
+        app.wait_for(on_page(999), timeout=600)
+        deep = fresh_next(app, 999, n)
+        app.keys("q")
+    return {FIGURES[3]: statistics.median(early), FIGURES[4]: statistics.median(deep)}
+
+
+def time_big(command: Any, n: int) -> dict[str, float]:
+    with TmuxApp(command(500), env=ENV) as app:
+        app.wait_for(on_page(1), timeout=60)
+        big = fresh_next(app, 1, BIG_PAGES)
+        downs = []
+        for key in ["PageDown"] * 8 + ["PageUp"] * 8:  # 500 rows are ~11 screens
+            before = app.screen()
+            downs.append(app.timed_key(key, lambda t, b=before: t != b))
+        app.keys("q")
+    return {FIGURES[5]: statistics.median(big), FIGURES[6]: statistics.quantiles(downs, n=10)[-1]}
+
+
+SCENARIOS = (time_start, time_small, time_deep, time_big)
+
+
+def measure(endpoint: str, n: int, sources: list[str | None]) -> list[dict[str, float]]:
+    """Every figure for the app of each source (a checkout; None: the installed one).
+    Contenders take turns scenario by scenario, the first one changing each time, so
+    neither always meets a colder or warmer server."""
+    results: list[dict[str, float]] = [{} for _ in sources]
+    for turn, scenario in enumerate(SCENARIOS):
+        order = list(range(len(sources)))
+        if turn % 2:
+            order.reverse()
+        for i in order:
+            source = sources[i]
+
+            def command(page_size: int, source: str | None = source) -> str:
+                return app_command(endpoint, page_size, source)
+
+            results[i].update(scenario(command, n))
+    return results
+
+
+BIG_PAGES = 5
+
+
+def raw_figures(client: Any, n: int) -> dict[str, float]:
+    """A plain boto3 Query of the pages each figure was timed on."""
+    return {
+        FIGURES[0]: raw_pages(client, 25, 1, 1),
+        FIGURES[1]: raw_pages(client, 25, 2, n),
+        FIGURES[2]: raw_pages(client, 25, 1, n),
+        FIGURES[3]: raw_pages(client, 5, 2, n),
+        FIGURES[4]: raw_pages(client, 5, 1000, n),
+        FIGURES[5]: raw_pages(client, 500, 2, BIG_PAGES),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument(
+        "--baseline",
+        metavar="CHECKOUT",
+        help="also time the app of another checkout (e.g. a git worktree of old main), "
+        "in the same run, after this one",
+    )
     args = parser.parse_args()
     n = args.samples
     home = ensure_home()
     db, _ = demo_cache.ensure(home)
-    rows: list[tuple[str, float, float]] = []
     with DynamoDBLocal(home=home, db_file=db) as server:
         client = server.client()
-        endpoint = server.endpoint_url
+        raw_figures(client, n)  # the server's first answers are slow (JIT): warm it first
+        sources: list[str | None] = [None] + ([args.baseline] if args.baseline else [])
+        results = measure(server.endpoint_url, n, sources)
+        ours, base = results[0], (results[1] if args.baseline else None)
+        raw = raw_figures(client, n)
 
-        starts = []
-        for _ in range(n):
-            with TmuxApp(app_command(endpoint, 25), env=ENV) as app:
-                seconds, _ = app.wait_for(first_row_visible, timeout=60)
-                starts.append(seconds)
-                app.keys("q")
-        rows.append(
-            (
-                "process start to first page of rows",
-                statistics.median(starts),
-                raw_pages(client, 25, 1, 1),
-            )
-        )
-
-        with TmuxApp(app_command(endpoint, 25), env=ENV) as app:
-            app.wait_for(on_page(1))
-            nexts = fresh_next(app, 1, n)
-            backs = [app.timed_key("p", on_page(n - i)) for i in range(n)]
-            app.keys("q")
-        rows.append(("n, fresh 25-row page", statistics.median(nexts), raw_pages(client, 25, 2, n)))
-        rows.append(("p, cached page", statistics.median(backs), raw_pages(client, 25, 1, n)))
-
-        with TmuxApp(app_command(endpoint, 5), env=ENV) as app:
-            app.wait_for(on_page(1))
-            early = fresh_next(app, 1, n)
-            app.keys(*["n"] * (999 - n - 1))
-            app.wait_for(on_page(999), timeout=600)
-            deep = fresh_next(app, 999, n)
-            app.keys("q")
-        rows.append(
-            ("n at page 2 (page size 5)", statistics.median(early), raw_pages(client, 5, 2, n))
-        )
-        rows.append(
-            (
-                "n at page 1,000 (page size 5)",
-                statistics.median(deep),
-                raw_pages(client, 5, 1000, n),
-            )
-        )
-
-        with TmuxApp(app_command(endpoint, 500), env=ENV) as app:
-            app.wait_for(on_page(1), timeout=60)
-            big = fresh_next(app, 1, min(n, 8))
-            downs = []
-            for key in ["PageDown"] * 8 + ["PageUp"] * 8:  # 500 rows are ~11 screens
-                before = app.screen()
-                downs.append(app.timed_key(key, lambda t, b=before: t != b))
-            app.keys("q")
-        rows.append(
-            ("n, fresh 500-row page", statistics.median(big), raw_pages(client, 500, 2, len(big)))
-        )
-        p90 = statistics.quantiles(downs, n=10)[-1]
-        rows.append(("PageDown/Up in a 500-row page (p90)", p90, 0.0))
-
-    print(f"{'figure':<40} {'dynotui':>10} {'raw query':>10} {'difference':>11}")
-    for name, ours, raw in rows:
-        print(
-            f"{name:<40} {ours * 1000:8.1f} ms {raw * 1000:7.1f} ms {(ours - raw) * 1000:8.1f} ms"
-        )
-    flat = rows[4][1] / rows[3][1]
-    print(f"page 1,000 / page 2: {flat:.2f}x")
+    head = f"{'figure':<40} {'dynotui':>10}"
+    if base:
+        head += f" {'baseline':>10} {'ratio':>6}"
+    print(head + f" {'raw query':>10} {'difference':>11}")
+    for name in FIGURES:
+        line = f"{name:<40} {ours[name] * 1000:8.1f} ms"
+        if base:
+            line += f" {base[name] * 1000:7.1f} ms {ours[name] / base[name]:5.2f}x"
+        if name in raw:
+            line += f" {raw[name] * 1000:7.1f} ms {(ours[name] - raw[name]) * 1000:8.1f} ms"
+        print(line)
+    print(f"page 1,000 / page 2: {ours[FIGURES[4]] / ours[FIGURES[3]]:.2f}x", end="")
+    if base:
+        print(f" (baseline {base[FIGURES[4]] / base[FIGURES[3]]:.2f}x)", end="")
+    print()
     return 0
 
 

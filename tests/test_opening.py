@@ -1,6 +1,6 @@
 """Opening a table at start-up: page 1 read by a forked child process (or a thread) equals
 a plain boto3 Query; the pager goes on from it; failures fall back or are shown; the
-garbage collector is paused only while the program loads; ``visible`` keeps its word."""
+start-up objects are frozen once; ``visible`` keeps its word."""
 
 from __future__ import annotations
 
@@ -129,21 +129,19 @@ def test_a_lazy_client_is_made_once_on_first_use(ddb: Any, demo_table: str) -> N
     assert lazy.resolve() is lazy.resolve()
 
 
-def test_the_collector_is_paused_only_between_pause_and_settle() -> None:
-    assert gc.isenabled()
+def test_start_up_objects_are_frozen_once_and_only_when_armed() -> None:
     frozen = gc.get_freeze_count()
-    heap.settle()  # no pause: nothing happens (tests, in-process callers)
-    assert gc.isenabled() and gc.get_freeze_count() == frozen
-    heap.pause()
+    heap.settle()  # not armed: nothing happens (tests, in-process callers)
+    assert gc.get_freeze_count() == frozen
+    heap.arm()
     try:
-        assert not gc.isenabled() and heap.paused()
+        assert heap.armed()
         heap.settle()
-        assert gc.isenabled() and not heap.paused()
-        assert gc.get_freeze_count() > frozen
+        assert not heap.armed() and gc.get_freeze_count() > frozen
+        again = gc.get_freeze_count()
         heap.settle()
-        assert gc.isenabled()
+        assert gc.get_freeze_count() == again
     finally:
-        gc.enable()
         gc.unfreeze()
 
 

@@ -1,5 +1,5 @@
-"""The ``dynotui`` console script and ``python -m dynotui``: pause the garbage collector
-while the program loads (``core.heap`` says why), then run the command line."""
+"""The ``dynotui`` console script and ``python -m dynotui``: the process is the command,
+so start-up objects are frozen once the first screen is up (``core.heap`` says why)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 def main() -> int:
     from dynotui.core import heap
 
-    heap.pause()
+    heap.arm()
     from dynotui.cli.main import main as run
 
     return run()

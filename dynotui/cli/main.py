@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     debug = getattr(args, "debug", False)
     if args.run is not tui_cmd.run:
-        heap.settle()  # the terminal UI settles once its first screen is up
+        heap.settle()  # what has loaded stays; the terminal UI settles at its first screen
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
