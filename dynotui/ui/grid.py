@@ -52,6 +52,19 @@ def fit(text: str, width: int) -> str:
     return set_cell_size(text, max(width - 1, 0)) + "…" if width else ""
 
 
+def _strip(text: str, simple: bool, style: Style, rest: Style, start: int, width: int) -> Strip:
+    """``width`` cells of ``text`` from cell ``start``; beyond its end, blanks in ``rest``.
+    A line of one cell per character is cut by slicing: one Strip, not three."""
+    if not simple:
+        strip = Strip([Segment(text, style)], cell_len(text))
+        return strip.crop_extend(start, start + width, rest)
+    shown = text[start : start + width]
+    if len(shown) == width:
+        return Strip([Segment(shown, style)], width)
+    blank = Segment(" " * (width - len(shown)), rest)
+    return Strip([Segment(shown, style), blank] if shown else [blank], width)
+
+
 class Grid(ScrollView, can_focus=True):
     """Rows of text under a header; a row cursor; Enter selects the row."""
 
@@ -113,8 +126,9 @@ class Grid(ScrollView, can_focus=True):
         super().__init__(id=id, classes=classes)
         self.columns: list[GridColumn] = []
         self._cells: Sequence[Sequence[str]] = []  # the cells as given
-        self._lines: dict[int, str] = {}  # rows drawn so far, as one line of text each
+        self._lines: dict[int, tuple[str, bool]] = {}  # rows drawn so far, as lines
         self._styles: tuple[Style, Style, Style, Style] | None = None
+        self._header: tuple[str, bool] | None = None
 
     # -- content ---------------------------------------------------------------------------
 
@@ -130,6 +144,7 @@ class Grid(ScrollView, can_focus=True):
         """New columns; the rows are given again with ``set_rows``, in this order."""
         self.columns = list(columns)
         self._lines = {}
+        self._header = None
 
     def set_rows(self, cells: Sequence[Sequence[str]], *, keep_cursor: bool = False) -> None:
         """Replace every row (a new page): the columns stay, the cursor goes to the top.
@@ -147,15 +162,20 @@ class Grid(ScrollView, can_focus=True):
         # Only the lines that held or hold a row: a short page leaves the rest alone.
         self.refresh(Region(0, 0, self.size.width, min(drawn, self.size.height)))
 
-    def _line(self, index: int) -> str:
+    def _line(self, index: int) -> tuple[str, bool]:
+        """Row ``index`` as one line, and whether it takes one cell per character."""
         line = self._lines.get(index)
         if line is None:
-            row, pad = self._cells[index], " " * PADDING
-            line = self._lines[index] = "".join(
-                pad + fit(row[i] if i < len(row) else "", column.width) + pad
-                for i, column in enumerate(self.columns)
-            )
+            line = self._lines[index] = self._line_of(self._cells[index])
         return line
+
+    def _line_of(self, row: Sequence[str]) -> tuple[str, bool]:
+        pad = " " * PADDING
+        text = "".join(
+            pad + fit(row[i] if i < len(row) else "", column.width) + pad
+            for i, column in enumerate(self.columns)
+        )
+        return text, text.isascii() or cell_len(text) == len(text)
 
     def get_row_at(self, index: int) -> list[str]:
         """The cells of row ``index`` as shown: cut to their column's width."""
@@ -168,41 +188,42 @@ class Grid(ScrollView, can_focus=True):
 
     # -- drawing ---------------------------------------------------------------------------
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # Styles come from CSS, which is slow to ask line by line: once per draw.
-        base = self.rich_style
-        self._styles = (
-            base,
-            base + self.get_component_rich_style("grid--header"),
-            base + self.get_component_rich_style("grid--cursor"),
-            base + self.get_component_rich_style("grid--even-row"),
-        )
-        return super().render_lines(crop)
+    def notify_style_update(self) -> None:
+        self._styles = None  # the CSS, the theme or focus changed: ask again
+        super().notify_style_update()
+
+    def _line_styles(self) -> tuple[Style, Style, Style, Style]:
+        # Asking CSS walks the DOM (backgrounds, component classes): once per style change.
+        if self._styles is None:
+            base = self.rich_style
+            self._styles = (
+                base,
+                base + self.get_component_rich_style("grid--header"),
+                base + self.get_component_rich_style("grid--cursor"),
+                base + self.get_component_rich_style("grid--even-row"),
+            )
+        return self._styles
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         scroll_x, scroll_y = self.scroll_offset
-        if self._styles is None:
-            self.render_lines(Region(0, 0, 0, 0))
-        assert self._styles is not None
-        base, header, cursor, even = self._styles
+        base, header, cursor, even = self._line_styles()
         if y == 0:
-            pad = " " * PADDING
-            text = "".join(pad + fit(c.label, c.width) + pad for c in self.columns)
-            style = header
+            if self._header is None:
+                self._header = self._line_of([c.label for c in self.columns])
+            text, simple = self._header
+            return _strip(text, simple, header, header, scroll_x, width)
+        index = scroll_y + y - 1
+        if index >= len(self._cells):
+            return Strip.blank(width, base)
+        text, simple = self._line(index)
+        if index == self.cursor_row:
+            style = cursor
+        elif index % 2 == 0:
+            style = even
         else:
-            index = scroll_y + y - 1
-            if index >= len(self._cells):
-                return Strip.blank(width, base)
-            text = self._line(index)
-            if index == self.cursor_row:
-                style = cursor
-            elif index % 2 == 0:
-                style = even
-            else:
-                style = base
-        strip = Strip([Segment(text, style)], cell_len(text))
-        return strip.crop_extend(scroll_x, scroll_x + width, header if y == 0 else base)
+            style = base
+        return _strip(text, simple, style, base, scroll_x, width)
 
     def watch_cursor_row(self, old: int, new: int) -> None:
         self._scroll_cursor_into_view()

@@ -99,6 +99,7 @@ class PagerView(Horizontal):
         self.quiet = False  # walking to a distant page: pages between are not drawn
         self._quiet_drawn = 0.0
         self.opening: tuple[str, float] | None = None  # a table being described, since when
+        self._costs_due = False  # the sidebar waits for the frame that shows the rows
 
     def on_mount(self) -> None:
         wants_strip = getattr(self.app, "wants_strip", None)
@@ -416,8 +417,17 @@ class PagerView(Horizontal):
             self._set_columns()
         self._fill(rows)
         self._show_status()
-        self._draw_costs(state)
+        # The page first, its costs one frame later: the sidebar is half of a frame's
+        # drawing, and the rows and the page number are what the key asked for.
+        if not self._costs_due:
+            self._costs_due = True
+            self.call_after_refresh(self._draw_due_costs)
         self.post_message(self.PageShown(self, page))
+
+    def _draw_due_costs(self) -> None:
+        self._costs_due = False
+        if self.state is not None:
+            self._draw_costs(self.state)
 
     def redraw_columns(self, to_content: bool = False) -> None:
         """After the column picker (or a fit): the same rows in the new columns."""
