@@ -62,7 +62,13 @@ def test_page_one_equals_a_plain_query_and_the_pager_goes_on(
     assert opening.label.startswith(ddb.endpoint_url) and "us-east-1" in opening.label
     pager = result.pager
     pager.accept(result.page)
-    assert [pager.next().items, pager.next().items] == truth[1:]
+    assert pager.next().items == truth[1]
+    lazy = opening.client
+    if fork:  # page 2 was read by the child's client: the app's own is not made yet
+        assert lazy._client is None and opening._child.pid is not None
+        lazy.resolve()  # ... and once it is, the child goes
+        assert lazy.stand_in is None and opening._child.pid is None
+    assert pager.next().items == truth[2]
     assert pager.totals.cost.capacity.total > 0  # page 1's cost came over with it
     opening.close()
 
@@ -74,7 +80,7 @@ def test_a_child_that_dies_leaves_the_work_to_the_thread(
         pytest.skip("fork is used on Linux only")
 
     class Dying(Opening):
-        def _in_child(self, send: Any) -> None:
+        def _in_child(self, send: Any, receive: Any) -> None:
             os._exit(3)
 
     options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
@@ -98,6 +104,31 @@ def test_options_that_give_no_client_are_said_not_raised_in_the_app(fork: bool) 
     else:  # the command line says it before any UI
         with pytest.raises(ConnectionSetupError, match="dynotui-no-such-profile"):
             opening.wait_for_client()
+
+
+def test_errors_of_reads_the_child_makes_are_the_errors_of_the_service(
+    ddb: Any, demo_table: str
+) -> None:
+    if not can_fork():
+        pytest.skip("fork is used on Linux only")
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    opening = Opening(options, demo_table, QueryForm(partition_value="acme")).start()
+    assert opened(opening).page is not None
+    lazy = opening.client
+    with pytest.raises(Exception) as raised:
+        lazy.query(
+            TableName="no-such-table",
+            KeyConditionExpression="k = :k",
+            ExpressionAttributeValues={":k": {"S": "x"}},
+        )
+    # A ClientError, as the app's own client raises (the modeled subclass does not pickle);
+    # the pager reads its code, as errors.translate does.
+    assert raised.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    assert lazy._client is None  # the child answered, error and all
+    opening.close()
+    # The child is gone: the next call is made by the app's own client.
+    assert demo_table in lazy.describe_table(TableName=demo_table)["Table"]["TableName"]
+    assert lazy._client is not None
 
 
 def test_closing_stops_a_child_that_waits_on_a_silent_endpoint(ddb: Any) -> None:

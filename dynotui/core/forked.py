@@ -37,32 +37,44 @@ def portable(error: BaseException | None) -> BaseException | None:
 
 
 class Forked:
-    """Fork now; the child runs ``work(send)``; ``receive`` returns what it sent, in order.
+    """Fork now; the child runs ``work(send, receive)``. The parent ``receive``s what the
+    child sent, in order, and may ``send`` it requests (the child ``receive``s None once
+    the parent is done with it).
 
     Fork before starting any thread: a child copies only the thread that forked.
     """
 
-    def __init__(self, work: Callable[[Send], None]) -> None:
-        read_end, write_end = os.pipe()
+    def __init__(self, work: Callable[[Send, Callable[[], Any]], None]) -> None:
+        from_child, to_parent = os.pipe()
+        from_parent, to_child = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child
             try:
-                os.close(read_end)
+                os.close(from_child)
+                os.close(to_child)
                 quiet = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):
                     os.dup2(quiet, fd)
-                with os.fdopen(write_end, "wb") as out:
+                with os.fdopen(to_parent, "wb") as out, os.fdopen(from_parent, "rb") as into:
 
                     def send(value: Any) -> None:
                         pickle.dump(value, out)
                         out.flush()
 
-                    work(send)
+                    def receive() -> Any:
+                        try:
+                            return pickle.load(into)
+                        except Exception:  # the parent has gone
+                            return None
+
+                    work(send, receive)
             finally:
                 os._exit(0)
-        os.close(write_end)
+        os.close(to_parent)
+        os.close(from_parent)
         self.pid: int | None = pid
-        self._in: BinaryIO = os.fdopen(read_end, "rb")
+        self._in: BinaryIO = os.fdopen(from_child, "rb")
+        self._out: BinaryIO = os.fdopen(to_child, "wb")
 
     def receive(self) -> Any:
         """The next value the child sent (blocks). EOFError if it ended without one."""
@@ -71,6 +83,15 @@ class Forked:
         except Exception as exc:  # ended, killed, or sent what does not load
             self.close()
             raise EOFError("the child process sent nothing more") from exc
+
+    def send(self, value: Any) -> None:
+        """A request to the child. EOFError if it has ended."""
+        try:
+            pickle.dump(value, self._out)
+            self._out.flush()
+        except Exception as exc:
+            self.close()
+            raise EOFError("the child process has ended") from exc
 
     def close(self) -> None:
         """Stop the child if it still runs, and reap it."""
@@ -81,4 +102,6 @@ class Forked:
             os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
-        self._in.close()
+        for stream in (self._in, self._out):
+            with contextlib.suppress(Exception):
+                stream.close()

@@ -177,6 +177,8 @@ def _before_send(**_: Any) -> None:
 
 def install_cancel_hook(client: Any) -> None:
     """Make every request of ``client`` (retries too) honour the reading thread's token."""
+    if getattr(client, "dynotui_hooked", False):
+        return  # a LazyClient: make_client installs it when the client is made
     if getattr(client.meta, "_dynotui_cancel_hook", False):
         return
     client.meta.events.register("before-send.dynamodb", _before_send)

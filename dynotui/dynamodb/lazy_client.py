@@ -1,30 +1,50 @@
 """A DynamoDB client made when it is first used, or warmed in the background.
 
 Making a client imports botocore: 0.2-0.3 s of the one thread Python runs at a time.
-When page 1 was read by a forked child (``opening``), the app has no call to make until
-the user moves, so the client is made after the first screen is up, not before it.
+When page 1 was read by a forked child (``opening``), the app makes its own client
+after its first screen is up, not before it. Until that client is ready, the reads
+the pager makes go to the child's client (``stand_in``), which is warm already: a key
+pressed as page 1 appears does not wait for botocore to load.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 
+# What the pager calls; anything else (meta, exceptions, ...) waits for the own client.
+STAND_IN_CALLS = frozenset({"query", "scan", "execute_statement", "describe_table"})
+
+StandIn = Callable[[str, dict[str, Any]], Any]
+
+
+class StandInGone(Exception):
+    """The stand-in has ended: the call is made with the own client instead."""
+
 
 class LazyClient:
-    def __init__(self, options: ConnectionOptions) -> None:
+    # make_client installs the cancel and fast-items hooks: read_page need not.
+    dynotui_hooked = True
+
+    def __init__(self, options: ConnectionOptions, stand_in: StandIn | None = None) -> None:
         self._options = options
         self._client: Any = None
         self._lock = threading.Lock()
+        self.stand_in = stand_in
+        self.on_resolved: Callable[[], None] | None = None
 
     def resolve(self) -> Any:
         """The client, made now if it has not been (by one thread; the others wait)."""
         with self._lock:
             if self._client is None:
                 self._client = make_client(self._options)
+                done, self.on_resolved = self.on_resolved, None
+                if done is not None:
+                    done()
             return self._client
 
     def warm(self) -> None:
@@ -37,4 +57,14 @@ class LazyClient:
         threading.Thread(target=make, name="dynotui-client", daemon=True).start()
 
     def __getattr__(self, name: str) -> Any:
+        stand_in = self.stand_in
+        if self._client is None and stand_in is not None and name in STAND_IN_CALLS:
+
+            def call(**params: Any) -> Any:
+                try:
+                    return stand_in(name, params)
+                except StandInGone:
+                    return getattr(self.resolve(), name)(**params)
+
+            return call
         return getattr(self.resolve(), name)

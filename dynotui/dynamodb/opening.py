@@ -11,6 +11,7 @@ the rest when it arrives.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from dynotui.dynamodb.connection import (
     make_client,
     provisional_label,
 )
-from dynotui.dynamodb.lazy_client import LazyClient
+from dynotui.dynamodb.lazy_client import LazyClient, StandInGone
 from dynotui.dynamodb.query_form import QueryForm, build_spec
 from dynotui.dynamodb.schema import TableSchema, describe_table
 from dynotui.dynamodb.source import QuerySource
@@ -69,6 +70,7 @@ class Opening:
         self.forked_page = False  # page 1 came from the child process
         self._child: Forked | None = None
         self._closed = False
+        self._stand_in_lock = threading.Lock()
         self._client_ready = threading.Event()
         self.done = threading.Event()
         self._thread = threading.Thread(target=self._run, name="dynotui-open", daemon=True)
@@ -99,7 +101,7 @@ class Opening:
 
     # -- in the child process -----------------------------------------------------------
 
-    def _in_child(self, send: Send) -> None:
+    def _in_child(self, send: Send, receive: Callable[[], Any]) -> None:
         try:
             client = make_client(self.options)
         except BaseException as exc:
@@ -109,6 +111,13 @@ class Opening:
         self._open(client)
         opened = self.opened
         send((opened.schema, opened.spec, opened.page, portable(opened.error)))
+        # Then the parent's reads, until its own client is ready (it sends None).
+        while (request := receive()) is not None:
+            name, params = request
+            try:
+                send((getattr(client, name)(**params), None))
+            except Exception as exc:
+                send((None, portable(exc)))
 
     # -- in the parent ------------------------------------------------------------------
 
@@ -148,12 +157,39 @@ class Opening:
             if not self._closed:
                 self._open(self.client)  # page 1 is read here after all
             return
-        finally:
-            child.close()
         self.opened = Opened(schema=schema, spec=spec, page=page, error=error)
         if spec is not None and page is not None:
             self.opened.pager = Pager(self._source(self.client, spec, schema))
             self.forked_page = True
+            # Until the app's own client is made, the child's warm one reads for it.
+            self.client.stand_in = self._stand_in
+            self.client.on_resolved = self._release_child
+        else:
+            child.close()
+
+    def _stand_in(self, name: str, params: dict[str, Any]) -> Any:
+        with self._stand_in_lock:
+            child = self._child
+            if child is None or child.pid is None:
+                raise StandInGone
+            try:
+                child.send((name, params))
+                result, error = child.receive()
+            except EOFError:
+                raise StandInGone from None
+        if error is not None:
+            raise error
+        return result
+
+    def _release_child(self) -> None:
+        """The app's own client is ready: the child may go."""
+        self.client.stand_in = None
+        with self._stand_in_lock:
+            child = self._child
+            if child is not None and child.pid is not None:
+                with contextlib.suppress(EOFError):
+                    child.send(None)
+                child.close()
 
     def _source(self, client: Any, spec: QuerySpec, schema: TableSchema) -> QuerySource:
         return QuerySource(client, spec, schema, measurements=self.measurements, clock=self.clock)
