@@ -160,6 +160,14 @@ def test_a_lazy_client_is_made_once_on_first_use(ddb: Any, demo_table: str) -> N
     assert lazy.resolve() is lazy.resolve()
 
 
+def test_a_stand_in_comes_too_late_for_a_client_already_made() -> None:
+    lazy = LazyClient(ConnectionOptions(endpoint_url="http://127.0.0.1:9"))
+    lazy.resolve()  # no network call: only botocore's setup
+    released: list[bool] = []
+    lazy.stand_in_until_made(lambda name, params: None, lambda: released.append(True))
+    assert released == [True] and lazy.stand_in is None
+
+
 def test_start_up_objects_are_frozen_once_and_only_when_armed() -> None:
     frozen = gc.get_freeze_count()
     heap.settle()  # not armed: nothing happens (tests, in-process callers)

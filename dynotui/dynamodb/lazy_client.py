@@ -47,6 +47,16 @@ class LazyClient:
                     done()
             return self._client
 
+    def stand_in_until_made(self, stand_in: StandIn, release: Callable[[], None]) -> None:
+        """Calls go to ``stand_in`` until the client is made, then ``release`` is called
+        (at once, if it has been made already)."""
+        with self._lock:
+            made = self._client is not None
+            if not made:
+                self.stand_in, self.on_resolved = stand_in, release
+        if made:
+            release()
+
     def warm(self) -> None:
         """Make the client in a daemon thread; a setup error shows at first use instead."""
 

@@ -162,8 +162,7 @@ class Opening:
             self.opened.pager = Pager(self._source(self.client, spec, schema))
             self.forked_page = True
             # Until the app's own client is made, the child's warm one reads for it.
-            self.client.stand_in = self._stand_in
-            self.client.on_resolved = self._release_child
+            self.client.stand_in_until_made(self._stand_in, self._release_child)
         else:
             child.close()
 

@@ -377,6 +377,8 @@ class DynotuiApp(ShareActions, App[None]):
             words = str(client) if isinstance(client, DynotuiError) else repr(client)
             notify(self, words, title="Connection", severity="error", timeout=10)
             return
+        if self.opening is not None:
+            self.opening.close()  # its child read for the old connection: not needed now
         self.session.client = client
         self.session.options = message.options
         self.session.label = describe(client, message.options)
