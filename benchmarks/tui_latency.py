@@ -1,6 +1,6 @@
 """Benchmark: key press to screen in the real app, in a real terminal (tmux), not Pilot.
 
-    python benchmarks/tui_latency.py [--samples 5] [--baseline CHECKOUT]
+    python benchmarks/tui_latency.py [--samples 5] [--baseline CHECKOUT] [--peer dyno-viewer]
 
 Starts DynamoDB Local on a copy of the seeded demo database, and for each figure runs
 the app in tmux on customer acme, presses keys with `tmux send-keys` and polls
@@ -8,7 +8,8 @@ the app in tmux on customer acme, presses keys with `tmux send-keys` and polls
 Query of the same pages (a plain client: botocore parses the response), measured in the
 same run. Figures are medians (PageDown: p90). Keys are timed a second after page 1
 appears (a person reading it), except the one figure timed as page 1 appears, and a
-quarter of a second apart.
+quarter of a second apart. With --peer, dyno-viewer's figures where it can give them
+(benchmarks/peer_dyno_viewer.py says how it is driven).
 """
 
 from __future__ import annotations
@@ -216,8 +217,20 @@ def main() -> int:
         help="also time the app of another checkout (e.g. a git worktree of old main), "
         "in the same run, after this one",
     )
+    parser.add_argument(
+        "--peer",
+        metavar="DYNO_VIEWER",
+        help="also time dyno-viewer (its command name or path), where it is installed",
+    )
     args = parser.parse_args()
     n = args.samples
+    peer_bin = None
+    if args.peer:
+        from peer_dyno_viewer import find
+
+        peer_bin = find(args.peer)
+        if peer_bin is None:
+            print(f"--peer: {args.peer} is not installed here; timing dynotui only")
     home = ensure_home()
     db, _ = demo_cache.ensure(home)
     with DynamoDBLocal(home=home, db_file=db) as server:
@@ -226,16 +239,28 @@ def main() -> int:
         sources: list[str | None] = [None] + ([args.baseline] if args.baseline else [])
         results = measure(server.endpoint_url, n, sources)
         ours, base = results[0], (results[1] if args.baseline else None)
+        peer: dict[str, float] = {}
+        if peer_bin:
+            import peer_dyno_viewer
+
+            peer = peer_dyno_viewer.measure(peer_bin, server.endpoint_url, n, PACE)
         raw = raw_figures(client, n)
 
     head = f"{'figure':<40} {'dynotui':>10}"
     if base:
         head += f" {'baseline':>10} {'ratio':>6}"
+    if peer:
+        head += f" {'dyno-viewer':>11} {'ratio':>6}"
     print(head + f" {'raw query':>10} {'difference':>11}")
     for name in FIGURES:
         line = f"{name:<40} {ours[name] * 1000:8.1f} ms"
         if base:
             line += f" {base[name] * 1000:7.1f} ms {ours[name] / base[name]:5.2f}x"
+        if peer:
+            if name in peer:
+                line += f" {peer[name] * 1000:8.1f} ms {ours[name] / peer[name]:5.2f}x"
+            else:
+                line += f" {'-':>11} {'':>6}"
         if name in raw:
             line += f" {raw[name] * 1000:7.1f} ms {(ours[name] - raw[name]) * 1000:8.1f} ms"
         print(line)
