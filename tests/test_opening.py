@@ -67,9 +67,40 @@ def test_page_one_equals_a_plain_query_and_the_pager_goes_on(
     if fork:  # page 2 was read by the child's client: the app's own is not made yet
         assert lazy._client is None and opening._child.pid is not None
         lazy.resolve()  # ... and once it is, the child goes
-        assert lazy.stand_in is None and opening._child.pid is None
+        assert lazy.stand_in is None
+        assert gone(opening)
     assert pager.next().items == truth[2]
     assert pager.totals.cost.capacity.total > 0  # page 1's cost came over with it
+    opening.close()
+
+
+def gone(opening: Opening, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if opening._child is None or opening._child.pid is None:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_call_the_child_is_answering_does_not_hold_up_the_own_client(
+    ddb: Any, client: Any, demo_table: str
+) -> None:
+    if not can_fork():
+        pytest.skip("fork is used on Linux only")
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    opening = Opening(options, demo_table, QueryForm(partition_value="acme")).start()
+    assert opened(opening).page is not None
+    lazy = opening.client
+    with opening._stand_in_lock:  # as while the child answers a slow call
+        began = time.monotonic()
+        lazy.resolve()
+        assert lazy.stand_in is None
+        described = lazy.describe_table(TableName=demo_table)  # the own client, at once
+        assert described["Table"]["TableName"] == demo_table
+        assert time.monotonic() - began < 5.0
+        assert opening._child.pid is not None  # waits for that call to return
+    assert gone(opening)
     opening.close()
 
 

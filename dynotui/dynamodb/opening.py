@@ -181,8 +181,13 @@ class Opening:
         return result
 
     def _release_child(self) -> None:
-        """The app's own client is ready: the child may go."""
+        """The app's own client is ready: new calls go to it, and the child may go once
+        a call it is answering has returned (in a thread: that call may take a while,
+        and this is called while the client's lock is held)."""
         self.client.stand_in = None
+        threading.Thread(target=self._let_child_go, name="dynotui-child", daemon=True).start()
+
+    def _let_child_go(self) -> None:
         with self._stand_in_lock:
             child = self._child
             if child is not None and child.pid is not None:

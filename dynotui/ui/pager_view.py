@@ -426,7 +426,7 @@ class PagerView(Horizontal):
 
     def _draw_due_costs(self) -> None:
         self._costs_due = False
-        if self.state is not None:
+        if self.state is not None and self.is_attached:  # its screen may have closed since
             self._draw_costs(self.state)
 
     def redraw_columns(self, to_content: bool = False) -> None:
