@@ -116,11 +116,7 @@ def measure(executable: str, endpoint: str, n: int, pace: float) -> dict[str, An
     figures["n, fresh 500-row page"] = statistics.median(
         [peer.timed_page(app, "]", pace) for _ in range(5)]
     )
-    downs = []
-    for key in ["PageDown"] * 8 + ["PageUp"] * 8:
-        time.sleep(pace)
-        before = app.screen()
-        downs.append(app.timed_key(key, lambda t, b=before: t != b))
+    downs = [app.timed_change(key, pace) for key in ["PageDown"] * 8 + ["PageUp"] * 8]
     app.close()
     figures["PageDown/Up in a 500-row page (p90)"] = statistics.quantiles(downs, n=10)[-1]
     return figures

@@ -78,6 +78,12 @@ class TmuxApp:
             time.sleep(0.002)
         raise TimeoutError(f"{key!r}: not on screen after {timeout} s:\n{self.screen()}")
 
+    def timed_change(self, key: str, pause: float = 0.0) -> float:
+        """After ``pause`` seconds, seconds from sending ``key`` until the screen changes."""
+        time.sleep(pause)
+        before = self.screen()
+        return self.timed_key(key, lambda text: text != before)
+
     def close(self) -> None:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
 

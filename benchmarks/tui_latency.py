@@ -15,11 +15,13 @@ quarter of a second apart. With --peer, dyno-viewer's figures where it can give 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import shlex
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -134,40 +136,45 @@ def time_start(command: Any, n: int) -> dict[str, float]:
     return {FIGURES[0]: statistics.median(starts), FIGURES[1]: statistics.median(firsts)}
 
 
-def time_small(command: Any, n: int) -> dict[str, float]:
-    with TmuxApp(command(25), env=ENV) as app:
-        app.wait_for(on_page(1))
+@contextlib.contextmanager
+def reading_page_one(command: Any, page_size: int) -> Iterator[TmuxApp]:
+    """The app on page 1, a second after it appeared; q when done."""
+    with TmuxApp(command(page_size), env=ENV) as app:
+        app.wait_for(on_page(1), timeout=60)
         time.sleep(READING)
+        yield app
+        app.keys("q")
+
+
+def scroll_p90(app: TmuxApp) -> float:
+    downs = [app.timed_change(key, PACE) for key in SCROLL_KEYS]
+    return statistics.quantiles(downs, n=10)[-1]
+
+
+SCROLL_KEYS = ["PageDown"] * 8 + ["PageUp"] * 8  # 500 rows are ~11 screens
+
+
+def time_small(command: Any, n: int) -> dict[str, float]:
+    with reading_page_one(command, 25) as app:
         nexts = fresh_next(app, 1, n)
         backs = [paced(app, "p", on_page(n - i)) for i in range(n)]
-        app.keys("q")
     return {FIGURES[2]: statistics.median(nexts), FIGURES[3]: statistics.median(backs)}
 
 
 def time_deep(command: Any, n: int) -> dict[str, float]:
-    with TmuxApp(command(5), env=ENV) as app:
-        app.wait_for(on_page(1))
-        time.sleep(READING)
+    with reading_page_one(command, 5) as app:
         early = fresh_next(app, 1, n)
         app.keys(*["n"] * (999 - n - 1))
         app.wait_for(on_page(999), timeout=600)
         deep = fresh_next(app, 999, n)
-        app.keys("q")
     return {FIGURES[4]: statistics.median(early), FIGURES[5]: statistics.median(deep)}
 
 
 def time_big(command: Any, n: int) -> dict[str, float]:
-    with TmuxApp(command(500), env=ENV) as app:
-        app.wait_for(on_page(1), timeout=60)
-        time.sleep(READING)
+    with reading_page_one(command, 500) as app:
         big = fresh_next(app, 1, BIG_PAGES)
-        downs = []
-        for key in ["PageDown"] * 8 + ["PageUp"] * 8:  # 500 rows are ~11 screens
-            time.sleep(PACE)
-            before = app.screen()
-            downs.append(app.timed_key(key, lambda t, b=before: t != b))
-        app.keys("q")
-    return {FIGURES[6]: statistics.median(big), FIGURES[7]: statistics.quantiles(downs, n=10)[-1]}
+        p90 = scroll_p90(app)
+    return {FIGURES[6]: statistics.median(big), FIGURES[7]: p90}
 
 
 SCENARIOS = (time_start, time_small, time_deep, time_big)

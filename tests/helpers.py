@@ -5,16 +5,35 @@ from __future__ import annotations
 from typing import Any
 
 
+def responses(
+    call: Any,
+    *,
+    more: str = "LastEvaluatedKey",
+    start: str = "ExclusiveStartKey",
+    pages: int | None = None,
+    **params: Any,
+) -> list[dict]:
+    """Each response of a plain loop: ``call`` again from ``more`` (LastEvaluatedKey, or
+    NextToken for PartiQL) until it is absent, or for ``pages`` responses at most."""
+    found: list[dict] = []
+    while pages is None or len(found) < pages:
+        response = call(**params)
+        found.append(response)
+        if not response.get(more):
+            break
+        params = {**params, start: response[more]}
+    return found
+
+
+def query_pages(client: Any, **params: Any) -> list[dict]:
+    """Every response of a Query (or Scan, without KeyConditionExpression), in order."""
+    operation = client.query if "KeyConditionExpression" in params else client.scan
+    return responses(operation, **params)
+
+
 def drain(client: Any, **params: Any) -> list[dict]:
     """Every item a Query (or Scan, without KeyConditionExpression) returns, in order."""
-    operation = client.query if "KeyConditionExpression" in params else client.scan
-    items: list[dict] = []
-    while True:
-        response = operation(**params)
-        items.extend(response["Items"])
-        if "LastEvaluatedKey" not in response:
-            return items
-        params = {**params, "ExclusiveStartKey": response["LastEvaluatedKey"]}
+    return [item for response in query_pages(client, **params) for item in response["Items"]]
 
 
 def walk(pager: Any, limit: int = 100_000) -> list[Any]:

@@ -8,28 +8,16 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from helpers import query_pages
 
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.local import demo
 from dynotui.local.tables import NotLocalError
 
 
-def drain(client: Any, **params: Any) -> list[dict]:
-    """Ground truth: a plain loop over LastEvaluatedKey."""
-    pages = []
-    while True:
-        response = (
-            client.query(**params) if "KeyConditionExpression" in params else client.scan(**params)
-        )
-        pages.append(response)
-        if "LastEvaluatedKey" not in response:
-            return pages
-        params = {**params, "ExclusiveStartKey": response["LastEvaluatedKey"]}
-
-
 @pytest.fixture(scope="module")
 def all_items(client: Any, demo_table: str) -> list[dict]:
-    return [item for page in drain(client, TableName=demo_table) for item in page["Items"]]
+    return [item for page in query_pages(client, TableName=demo_table) for item in page["Items"]]
 
 
 def test_schema_has_lsi_two_gsis_sparse_and_projection_types(client: Any, demo_table: str) -> None:
@@ -64,7 +52,7 @@ def test_item_sizes_span_100_bytes_to_100_kb(all_items: list[dict]) -> None:
 
 
 def test_string_sort_key_puts_10_before_9(client: Any, demo_table: str) -> None:
-    pages = drain(
+    pages = query_pages(
         client,
         TableName=demo_table,
         KeyConditionExpression="customer = :c",
@@ -77,7 +65,7 @@ def test_string_sort_key_puts_10_before_9(client: Any, demo_table: str) -> None:
 
 
 def test_rare_filter_gives_empty_pages_that_carry_a_key(client: Any, demo_table: str) -> None:
-    pages = drain(
+    pages = query_pages(
         client,
         TableName=demo_table,
         KeyConditionExpression="customer = :c",

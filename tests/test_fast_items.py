@@ -11,6 +11,7 @@ from typing import Any
 import boto3
 import pytest
 from botocore.parsers import create_parser
+from helpers import responses
 
 from dynotui.dynamodb import fast_items
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
@@ -74,13 +75,8 @@ def hooked(ddb: Any) -> Any:
 
 
 def walk(call: Any, token_field: str, start_field: str, **params: Any) -> list[dict]:
-    pages, start = [], None
-    while True:
-        response = call(**params, **({start_field: start} if start else {}))
-        pages.append(without_metadata(response))
-        start = response.get(token_field)
-        if not start:
-            return pages
+    found = responses(call, more=token_field, start=start_field, **params)
+    return [without_metadata(response) for response in found]
 
 
 def test_scan_and_query_read_as_botocore_reads_them(

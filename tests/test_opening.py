@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from faultproxy import FaultProxy
+from helpers import responses
 
 from dynotui.core import heap
 from dynotui.core.forked import can_fork
@@ -21,22 +22,20 @@ from dynotui.dynamodb.lazy_client import LazyClient
 from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm
 
-MODES = [pytest.param(True, id="forked"), pytest.param(False, id="thread")]
+needs_fork = pytest.mark.skipif(not can_fork(), reason="fork is used on Linux only")
+MODES = [pytest.param(True, id="forked", marks=needs_fork), pytest.param(False, id="thread")]
 
 
 def plain_pages(client: Any, table: str, size: int, count: int) -> list[list[dict]]:
-    pages, key = [], None
-    for _ in range(count):
-        response = client.query(
-            TableName=table,
-            KeyConditionExpression="customer = :c",
-            ExpressionAttributeValues={":c": {"S": "acme"}},
-            Limit=size,
-            **({"ExclusiveStartKey": key} if key else {}),
-        )
-        pages.append(response["Items"])
-        key = response["LastEvaluatedKey"]
-    return pages
+    found = responses(
+        client.query,
+        pages=count,
+        TableName=table,
+        KeyConditionExpression="customer = :c",
+        ExpressionAttributeValues={":c": {"S": "acme"}},
+        Limit=size,
+    )
+    return [response["Items"] for response in found]
 
 
 def opened(opening: Opening) -> Any:
@@ -48,8 +47,6 @@ def opened(opening: Opening) -> Any:
 def test_page_one_equals_a_plain_query_and_the_pager_goes_on(
     ddb: Any, client: Any, demo_table: str, fork: bool
 ) -> None:
-    if fork and not can_fork():
-        pytest.skip("fork is used on Linux only")
     options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
     form = QueryForm(partition_value="acme", page_size="7")
     opening = Opening(options, demo_table, form, fork=fork).start()
@@ -83,11 +80,10 @@ def gone(opening: Opening, timeout: float = 5.0) -> bool:
     return False
 
 
+@needs_fork
 def test_a_call_the_child_is_answering_does_not_hold_up_the_own_client(
     ddb: Any, client: Any, demo_table: str
 ) -> None:
-    if not can_fork():
-        pytest.skip("fork is used on Linux only")
     options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
     opening = Opening(options, demo_table, QueryForm(partition_value="acme")).start()
     assert opened(opening).page is not None
@@ -104,11 +100,10 @@ def test_a_call_the_child_is_answering_does_not_hold_up_the_own_client(
     opening.close()
 
 
+@needs_fork
 def test_a_child_that_dies_leaves_the_work_to_the_thread(
     ddb: Any, client: Any, demo_table: str
 ) -> None:
-    if not can_fork():
-        pytest.skip("fork is used on Linux only")
 
     class Dying(Opening):
         def _in_child(self, send: Any, receive: Any) -> None:
@@ -123,8 +118,6 @@ def test_a_child_that_dies_leaves_the_work_to_the_thread(
 
 @pytest.mark.parametrize("fork", MODES)
 def test_options_that_give_no_client_are_said_not_raised_in_the_app(fork: bool) -> None:
-    if fork and not can_fork():
-        pytest.skip("fork is used on Linux only")
     options = ConnectionOptions(profile="dynotui-no-such-profile")
     opening = Opening(options, "t", QueryForm(partition_value="x"), fork=fork).start()
     if fork:  # the app has started: the error comes as the table's error
@@ -137,11 +130,10 @@ def test_options_that_give_no_client_are_said_not_raised_in_the_app(fork: bool) 
             opening.wait_for_client()
 
 
+@needs_fork
 def test_errors_of_reads_the_child_makes_are_the_errors_of_the_service(
     ddb: Any, demo_table: str
 ) -> None:
-    if not can_fork():
-        pytest.skip("fork is used on Linux only")
     options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
     opening = Opening(options, demo_table, QueryForm(partition_value="acme")).start()
     assert opened(opening).page is not None
@@ -162,9 +154,8 @@ def test_errors_of_reads_the_child_makes_are_the_errors_of_the_service(
     assert lazy._client is not None
 
 
+@needs_fork
 def test_closing_stops_a_child_that_waits_on_a_silent_endpoint(ddb: Any) -> None:
-    if not can_fork():
-        pytest.skip("fork is used on Linux only")
     with FaultProxy(ddb.endpoint_url) as proxy:
         proxy.silent = True
         options = ConnectionOptions(endpoint_url=proxy.endpoint_url, read_timeout=120)

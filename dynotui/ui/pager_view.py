@@ -31,8 +31,9 @@ from dynotui.core.pager import Move, Pager, StalePageError, Target
 from dynotui.core.text import visible
 from dynotui.ui.background import run_in_background
 from dynotui.ui.columns import ColumnLayout
-from dynotui.ui.grid import Grid, GridColumn
+from dynotui.ui.grid import Grid
 from dynotui.ui.query_view import QueryView
+from dynotui.ui.results import Results
 from dynotui.ui.safe import notify, plain, update
 from dynotui.ui.session import Session
 from dynotui.ui.sidebar import CostSidebar, strip_text
@@ -89,7 +90,6 @@ class PagerView(Horizontal):
         self.session = session
         self.state: ViewState | None = None
         self.pending: ViewState | None = None  # a new query until its first page arrives
-        self.column_layout: ColumnLayout | None = None
         self.target: int | None = None  # the page that held n presses are heading for
         self.failed: tuple[ViewState, Target] | None = None  # the move R retries
         self._read: _Read | None = None
@@ -115,13 +115,17 @@ class PagerView(Horizontal):
         with Vertical(classes="results-pane"):
             yield Static("", id="query-line")
             yield Static("", id="status-line")
-            yield Grid(id="results")
+            yield Results(id="results")
             yield Static("", id="cost-strip")
         yield CostSidebar(id="sidebar")
 
     @property
-    def grid(self) -> Grid:
-        return self.query_one("#results", Grid)
+    def grid(self) -> Results:
+        return self.query_one("#results", Results)
+
+    @property
+    def column_layout(self) -> ColumnLayout | None:
+        return self.grid.column_layout
 
     @property
     def pager(self) -> Pager | None:
@@ -380,7 +384,7 @@ class PagerView(Horizontal):
                 or old.query.key_columns() != state.query.key_columns()
                 or (old.query.table != state.query.table)
             ):
-                self.column_layout = None
+                self.grid.forget_columns()
             self.query_one("#query-line", Static).update(plain(state.query.title()))
             if state.note:
                 notify(self, state.note)
@@ -404,18 +408,7 @@ class PagerView(Horizontal):
     # -- drawing ----------------------------------------------------------------------------
 
     def show(self, state: ViewState, page: Page[Any]) -> None:
-        query = state.query
-        rows = [query.cells(item) for item in page.items]
-        layout = self.column_layout
-        if layout is None:
-            layout = self.column_layout = ColumnLayout(query.key_columns())
-            layout.observe(rows, query.known_columns())
-            layout.fit(self._grid_width())
-            self._set_columns()
-        elif layout.observe(rows, query.known_columns()) or layout.grown:
-            # New attributes join at the end; a value wider than its column widens it.
-            self._set_columns()
-        self._fill(rows)
+        self.grid.show_items(state.query, page.items, self.size.width)
         self._show_status()
         # The page first, its costs one frame later: the sidebar is half of a frame's
         # drawing, and the rows and the page number are what the key asked for.
@@ -431,29 +424,10 @@ class PagerView(Horizontal):
 
     def redraw_columns(self, to_content: bool = False) -> None:
         """After the column picker (or a fit): the same rows in the new columns."""
-        state, layout = self.state, self.column_layout
-        if state is None or layout is None or state.pager.current is None:
+        state = self.state
+        if state is None or state.pager.current is None:
             return
-        layout.fit(self._grid_width(), to_content=to_content)
-        self._set_columns()
-        self._fill([state.query.cells(item) for item in state.pager.current.items])
-
-    def _set_columns(self) -> None:
-        layout = self.column_layout
-        assert layout is not None
-        self.grid.set_columns(
-            [GridColumn(name, visible(name), layout.widths[name]) for name in layout.visible()]
-        )
-
-    def _fill(self, rows: list[dict[str, str]]) -> None:
-        layout = self.column_layout
-        assert layout is not None
-        names = layout.visible()
-        self.grid.set_rows([[row.get(name, "") for name in names] for row in rows])
-
-    def _grid_width(self) -> int:
-        width = self.grid.size.width or self.size.width or self.app.size.width
-        return max(width - 2, 20)
+        self.grid.refit(state.query, state.pager.current.items, self.size.width, to_content)
 
     def _counted(self) -> Any:
         if self.state is None:
