@@ -214,3 +214,15 @@ def test_visible_takes_its_shortcut_only_where_nothing_would_change() -> None:
     for _ in range(20_000):
         text = "".join(rng.choice(samples) for _ in range(rng.randrange(6)))
         assert visible(text) == text.translate(_ONE_LINE)
+
+
+def test_the_label_before_the_client_says_what_the_client_will(monkeypatch: Any) -> None:
+    from dynotui.dynamodb.connection import describe, make_client, provisional_label
+
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    for options in (
+        ConnectionOptions(endpoint_url="http://localhost:8000"),
+        ConnectionOptions(endpoint_url="http://127.0.0.1:9", region="eu-west-1"),
+    ):
+        assert provisional_label(options) == describe(make_client(options), options)
