@@ -15,8 +15,7 @@ import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-import platformdirs
-
+from dynotui.core.config import config_dir as default_config_dir
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner
 from dynotui.core.errors import InputError
 
@@ -27,7 +26,7 @@ MIN_LENGTH = 16
 
 
 def secret_file(config_dir: Path | None = None) -> Path:
-    return (config_dir or Path(platformdirs.user_config_dir("dynotui"))) / FILE_NAME
+    return (config_dir or default_config_dir()) / FILE_NAME
 
 
 def _create(path: Path) -> None:
