@@ -257,3 +257,65 @@ def test_fill_code_sizes_limit_like_the_reader(pages, ddb) -> None:
     assert result.returncode == 0, result.stderr
     calls = int(result.stderr.strip().splitlines()[-1])
     assert calls <= 3 * page.cost.requests + 2, (calls, page.cost.requests)
+
+
+def _no_credentials_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(
+        HOME=str(home),
+        AWS_CONFIG_FILE=str(home / "none-config"),
+        AWS_SHARED_CREDENTIALS_FILE=str(home / "none-credentials"),
+        AWS_EC2_METADATA_DISABLED="true",
+    )
+    return env
+
+
+@pytest.mark.parametrize("language", ["boto3", "aws-cli", "javascript"])
+def test_code_runs_where_the_app_ran_without_credentials(
+    pages, ddb, tmp_path, monkeypatch, language, request
+) -> None:
+    """No AWS account at all: the app used placeholder credentials on the local endpoint,
+    so the code it hands out must carry them too (and say why)."""
+    from dynotui.dynamodb.codegen import code_target
+    from dynotui.dynamodb.connection import ConnectionOptions, make_client
+
+    env = _no_credentials_env(tmp_path)
+    for name in [k for k in os.environ if k.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    for name in ("HOME", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
+        monkeypatch.setenv(name, env[name])
+    target = code_target(make_client(ConnectionOptions(endpoint_url=ddb.endpoint_url)))
+    assert target.credentials is not None
+    spec, schema, page = pages["filter-reserved-word-raw"]
+    code = generate(language, spec, schema, page.start_key, page.number, target)
+    assert "DynamoDB Local accepts any credentials" in code
+    expected = [to_wire(item) for item in page.items]
+    if language == "boto3":
+        command = [sys.executable, "-c", code]
+    elif language == "aws-cli":
+        aws = shutil.which("aws") or str(Path(sys.executable).parent / "aws")
+        command = ["bash", "-c", code.replace("aws dynamodb", f"{aws} dynamodb", 1)]
+    else:
+        request.getfixturevalue("node_modules")
+        path = JS_DIR / f"gen-{uuid.uuid4().hex}.mjs"
+        path.write_text(code)
+        request.addfinalizer(path.unlink)
+        command = ["node", str(path)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    if language == "aws-cli":
+        got = json.loads(result.stdout)["Items"]
+    else:
+        got = [json.loads(line) for line in result.stdout.splitlines()]
+    assert _sets_sorted(got) == _sets_sorted(expected)
+
+
+def test_own_credentials_are_never_replaced(ddb, monkeypatch) -> None:
+    from dynotui.dynamodb.codegen import code_target
+    from dynotui.dynamodb.connection import ConnectionOptions, make_client
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "mine")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "mine-too")
+    target = code_target(make_client(ConnectionOptions(endpoint_url=ddb.endpoint_url)))
+    assert target.credentials is None
+    assert "aws_access_key_id" not in target.boto3_arguments()

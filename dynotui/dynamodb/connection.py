@@ -140,9 +140,19 @@ def make_client(options: ConnectionOptions) -> Any:
     client = session.client(
         "dynamodb", region_name=region, endpoint_url=options.endpoint_url, config=config, **extra
     )
+    # Generated code must carry the same placeholders, or it fails where the app did not.
+    client.meta.dynotui_placeholder_credentials = bool(extra)
     install_cancel_hook(client)
     fast_items.install(client)
     return client
+
+
+def placeholder_credentials(client: Any) -> tuple[str, str] | None:
+    """The (key id, secret) dynotui put in for a local endpoint with no credentials, or
+    None when the client uses the user's own."""
+    if getattr(client.meta, "dynotui_placeholder_credentials", False):
+        return LOCAL_FALLBACK["aws_access_key_id"], LOCAL_FALLBACK["aws_secret_access_key"]
+    return None
 
 
 def describe(client: Any, options: ConnectionOptions) -> str:

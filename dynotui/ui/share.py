@@ -148,14 +148,9 @@ class ShareActions:
             self.push_screen(InspectCursorScreen(self._signer, state.pager.source.scope()))
 
     def code_target(self) -> CodeTarget:
-        from dynotui.dynamodb.codegen import CodeTarget  # only when code is asked for
+        from dynotui.dynamodb.codegen import code_target  # only when code is asked for
 
-        client = self.session.client
-        endpoint = client.meta.endpoint_url
-        default = "amazonaws.com" in endpoint  # the SDKs find AWS's own endpoints themselves
-        return CodeTarget(
-            region=client.meta.region_name, endpoint_url=None if default else endpoint
-        )
+        return code_target(self.session.client)
 
     def action_show_code(self) -> None:
         from dynotui.ui.code_screen import CodeScreen
