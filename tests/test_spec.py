@@ -175,6 +175,25 @@ def test_a_syntax_error_is_named_before_any_call() -> None:
         query_pager(NoCalls(), spec, SCHEMA)
 
 
+@pytest.mark.parametrize(
+    ("typed", "position"),
+    [("status = = :r", 10), ("customer_name =  = :r", 18), ("(status = :r", 13)],
+)
+def test_a_syntax_error_quotes_what_was_typed(typed: str, position: int) -> None:
+    """Bare names become #placeholders before the call; the error must not show that."""
+    spec = from_expressions(
+        "t",
+        key_condition="customer = :c",
+        filter=typed,
+        values={":c": {"S": "acme"}, ":r": {"S": "x"}},
+    )
+    with pytest.raises(InputError) as caught:
+        spec.check_options()
+    assert f"at character {position} of {typed!r}" in str(caught.value)
+    assert "#" not in str(caught.value)
+    assert typed[position - 1 :].lstrip()[:1] in ("=", "")
+
+
 ATTRIBUTES = ["a", "b", "status", "two words", "x.y", 'b = {"S":"1"} AND a']
 VALUES = [{"S": "1"}, {"S": "2"}, {"N": "1"}, {"S": 'x = {"S":"1"} AND a'}]
 

@@ -59,7 +59,8 @@ class _Parser:
                 break
             if match.lastgroup == "bad":
                 self.fail(f"unexpected character {match.group('bad')!r}", match.start("bad"))
-            self.tokens.append((match.lastgroup, match.group(match.lastgroup), match.start()))
+            kind = match.lastgroup
+            self.tokens.append((kind, match.group(kind), match.start(kind)))
             position = match.end()
         self.at = 0
 

@@ -43,6 +43,9 @@ class QuerySpec:
     mode: Mode = "raw"
     max_rounds: int = DEFAULT_MAX_ROUNDS
     consistent_read: bool = False
+    # What the user typed, by field: (the text with placeholders, the text as typed).
+    # Errors quote the typed text, with positions in it, not dynotui's rewriting.
+    typed: Mapping[str, tuple[str, str]] = field(default_factory=dict, compare=False, repr=False)
 
     def with_(self, **changes: Any) -> QuerySpec:
         return replace(self, **changes)
@@ -147,9 +150,19 @@ class QuerySpec:
         """The key condition and the filter as canonical trees (names and values resolved)."""
         values = {k: to_wire({"v": v})["v"] for k, v in self.values.items()}
         return tuple(  # type: ignore[return-value]
-            parse_condition(text, self.names, values, field) if text else None
+            self._parse(text, values, field) if text else None
             for field, text in (("key condition", self.key_condition), ("filter", self.filter))
         )
+
+    def _parse(self, text: str, values: Mapping[str, Any], field: str) -> Tree:
+        try:
+            return parse_condition(text, self.names, values, field)
+        except InputError:
+            rewritten, as_typed = self.typed.get(field, (None, None))
+            if rewritten == text and as_typed is not None:
+                # Bare names parse as names, so the typed text fails at the same token.
+                parse_condition(as_typed, self.names, values, field)
+            raise
 
     def scope(self) -> str:
         """The canonical identity of the result set: table, index, conditions with their
@@ -190,13 +203,15 @@ def from_expressions(
     """A spec from AWS-CLI-style expressions; bare attribute names get placeholders."""
     all_names = dict(names or {})
     resolved: dict[str, Any] = {}
-    for field_name, expression in (
-        ("key_condition", key_condition),
-        ("filter", filter),
-        ("projection", projection),
+    typed: dict[str, tuple[str, str]] = {}
+    for field_name, label, expression in (
+        ("key_condition", "key condition", key_condition),
+        ("filter", "filter", filter),
+        ("projection", "projection", projection),
     ):
         if expression and expression.strip():
             resolved[field_name], all_names = auto_names(expression.strip(), all_names)
+            typed[label] = (resolved[field_name], expression.strip())
         else:
             resolved[field_name] = None
     return QuerySpec(
@@ -205,6 +220,7 @@ def from_expressions(
         scan=scan,
         names=all_names,
         values=dict(values or {}),
+        typed=typed,
         **resolved,
         **options,
     )
