@@ -21,18 +21,19 @@ from textual.widgets import Input, TextArea
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "tests"))
 
-from uihelpers import FixedClock, Recorder
+from uihelpers import FixedClock, Recorder, dynamodb_app, until
 
 from dynotui.core.cursor import CursorSigner
+from dynotui.dynamodb.connection import ConnectionOptions, describe
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo_cache
 from dynotui.local.demo import BIG_CUSTOMER, RARE_STATUS, TABLE
 from dynotui.local.locate import ensure_home
 from dynotui.local.runner import DynamoDBLocal
-from dynotui.ui.app import DynotuiApp
-from dynotui.ui.pilot import settle
+from dynotui.ui.app import PagerApp
+from dynotui.ui.testing import settle
 
-LABEL = "DynamoDB Local (dynotui demo)"
+DEMO = QueryForm(partition_value=BIG_CUSTOMER)  # what `dynotui demo` opens (cli/demo_cmd.py)
 RARE = QueryForm(
     partition_value=BIG_CUSTOMER,
     filter="status = :r",
@@ -40,11 +41,11 @@ RARE = QueryForm(
     page_size="10",
     mode="fill",
 )
-Steps = Callable[[Any, DynotuiApp], Awaitable[None]]
+Steps = Callable[[Any, PagerApp], Awaitable[None]]
 
 
 def keys(*pressed: str) -> Steps:
-    async def run(pilot: Any, app: DynotuiApp) -> None:
+    async def run(pilot: Any, app: PagerApp) -> None:
         app.main_view.grid.focus()
         for key in pressed:
             await pilot.press(key)
@@ -53,7 +54,7 @@ def keys(*pressed: str) -> Steps:
     return run
 
 
-async def compare(pilot: Any, app: DynotuiApp) -> None:
+async def compare(pilot: Any, app: PagerApp) -> None:
     for key in ("w", "tab", "o"):
         await pilot.press(key)
         await settle(pilot)
@@ -69,18 +70,15 @@ async def compare(pilot: Any, app: DynotuiApp) -> None:
         await settle(pilot)
 
 
-async def count(pilot: Any, app: DynotuiApp) -> None:
+async def count(pilot: Any, app: PagerApp) -> None:
     await pilot.press("n", "number_sign")
     await settle(pilot)
     await pilot.press("enter")
-    for _ in range(400):
-        await pilot.pause(0.05)
-        if getattr(app.screen, "result", None) is not None:
-            break
-    await pilot.pause(0.2)
+    await until(pilot, lambda: getattr(app.screen, "result", None) is not None)
+    await settle(pilot)
 
 
-async def partiql(pilot: Any, app: DynotuiApp) -> None:
+async def partiql(pilot: Any, app: PagerApp) -> None:
     await pilot.press("colon")
     await settle(pilot)
     statement = (
@@ -95,25 +93,15 @@ async def partiql(pilot: Any, app: DynotuiApp) -> None:
 
 
 SHOTS: list[tuple[str, QueryForm, tuple[int, int], Steps]] = [
-    ("main", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), (160, 40), keys("n", "n")),
-    ("main-80x24", QueryForm(partition_value=BIG_CUSTOMER, page_size="20"), (80, 24), keys("n")),
+    ("main", DEMO, (160, 40), keys("n", "n")),
+    ("main-80x24", DEMO, (80, 24), keys("n")),
     ("filter-waste", RARE, (160, 40), keys("n", "n", "n")),
-    (
-        "stack",
-        QueryForm(partition_value=BIG_CUSTOMER, page_size="20"),
-        (160, 40),
-        keys("n", "n", "n", "p", "s"),
-    ),
-    (
-        "item",
-        QueryForm(partition_value=BIG_CUSTOMER, page_size="20"),
-        (160, 40),
-        keys("down", "down", "enter"),
-    ),
+    ("stack", DEMO, (160, 40), keys("n", "n", "n", "p", "s")),
+    ("item", DEMO, (160, 40), keys("down", "down", "enter")),
     ("code", RARE, (160, 40), keys("n", "c")),
     (
         "gsi-order",
-        QueryForm(order="by_status", partition_value="CANCELLED", page_size="20"),
+        QueryForm(order="by_status", partition_value="CANCELLED"),
         (160, 40),
         keys("n"),
     ),
@@ -159,9 +147,10 @@ PG_SHOTS: list[tuple[str, dict[str, Any], tuple[int, int], Steps]] = [
 
 
 async def shoot_postgres(uri: str, out: Path, only: Sequence[str]) -> None:
+    from dynotui.ui.pg_app import PgApp
+
     from dynotui.postgres.connection import PgOptions, connect
     from dynotui.postgres.schema import describe_table
-    from dynotui.ui.pg_app import PgApp
 
     options = PgOptions(uri=uri)
     for name, spec, size, steps in PG_SHOTS:
@@ -184,15 +173,16 @@ async def shoot_postgres(uri: str, out: Path, only: Sequence[str]) -> None:
         session.close()
 
 
-async def shoot(client: Any, out: Path, only: Sequence[str]) -> None:
+async def shoot(client: Any, endpoint: str, out: Path, only: Sequence[str]) -> None:
+    options = ConnectionOptions(endpoint_url=endpoint)
     for name, form, size, steps in SHOTS:
         if only and name not in only:
             continue
-        app = DynotuiApp(
+        app = dynamodb_app(
             client,
-            connection_label=LABEL,
-            table=TABLE,
-            form=form,
+            form,
+            label=describe(client, options),  # the title bar the demo shows
+            options=options,
             clock=FixedClock(),
             signer=CursorSigner(b"screenshots-secret-0123456789"),
             system_copy=Recorder(),
@@ -214,7 +204,7 @@ def main() -> int:
         home = ensure_home()
         db, _ = demo_cache.ensure(home)
         with DynamoDBLocal(home=home, db_file=db) as server:
-            asyncio.run(shoot(server.client(), args.out, args.only))
+            asyncio.run(shoot(server.client(), server.endpoint_url, args.out, args.only))
     if not wanted or wanted & {name for name, *_ in PG_SHOTS}:
         from dynotui.local import pg_demo
         from dynotui.local.pg_runner import EmbeddedPostgres

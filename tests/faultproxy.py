@@ -42,6 +42,10 @@ class FaultProxy:
         self.operations = operations
         self.fail_all = False
         self.silent = False  # accept and never answer
+        # When set to an Event, requests wait for it before going on: a test holds a call
+        # in flight for as long as it needs, instead of guessing how long a delay must be.
+        self.gate: threading.Event | None = None
+        self.arrived = 0  # requests received, answered or not
         self.lock = threading.Lock()
         self.in_a_row = 0
         self.faults: Counter[str] = Counter()
@@ -90,6 +94,11 @@ class FaultProxy:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 operation = self.headers.get("X-Amz-Target", "").rpartition(".")[2]
+                with proxy.lock:
+                    proxy.arrived += 1
+                gate = proxy.gate
+                if gate is not None:
+                    gate.wait()
                 if proxy.silent:
                     time.sleep(3600)
                     return

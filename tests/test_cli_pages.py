@@ -13,8 +13,11 @@ from typing import Any
 import pytest
 from helpers import drain
 
+from dynotui.core import cursor
+from dynotui.core.cursor import CursorSigner
 from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.dynamodb.dynamo_json import plain_item, to_wire
+from dynotui.dynamodb.spec import from_expressions
 from dynotui.local import demo
 
 ENV = {**os.environ, "DYNOTUI_CURSOR_SECRET": "test-secret-0123456789"}
@@ -140,8 +143,19 @@ def test_token_from_another_query_or_secret_is_refused(ddb, demo_table) -> None:
         env={**ENV, "DYNOTUI_CURSOR_SECRET": "another-secret-abcdefgh"},
     )
     assert stranger.returncode == 2 and "signature does not verify" in stranger.stderr
-    time.sleep(2.1)  # the shortest expiry is one second
-    expired = pages(ddb, *RARE_ARGS, "--starting-token", token, "--cursor-max-age", "1")
+    # The same boundary signed ten seconds ago (the signer's clock, not a sleep).
+    key = cursor.decode(token).key
+    scope = from_expressions(
+        demo.TABLE,
+        key_condition="customer = :c",
+        filter="status = :r",
+        values={":c": {"S": demo.BIG_CUSTOMER}, ":r": {"S": demo.RARE_STATUS}},
+    ).scope()
+    secret = ENV["DYNOTUI_CURSOR_SECRET"].encode()
+    old = CursorSigner(secret, clock=lambda: time.time() - 10).sign(key, scope)
+    fresh = pages(ddb, *RARE_ARGS, "--max-pages", "1", "--starting-token", old)
+    assert fresh.returncode == 0, "the re-signed token is the real thing: only its age differs"
+    expired = pages(ddb, *RARE_ARGS, "--starting-token", old, "--cursor-max-age", "1")
     assert expired.returncode == 2 and "expired" in expired.stderr
     assert "s ago, valid for 1 s" in expired.stderr
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import os
 import random
+import threading
 import time
 from typing import Any
 
@@ -14,13 +15,13 @@ import pytest
 from faultproxy import FaultProxy
 from helpers import responses
 
-from dynotui.core import heap
-from dynotui.core.forked import can_fork
 from dynotui.core.text import _ONE_LINE, visible
 from dynotui.dynamodb.connection import ConnectionOptions, ConnectionSetupError
 from dynotui.dynamodb.lazy_client import LazyClient
 from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm
+from dynotui.process import heap
+from dynotui.process.forked import can_fork
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="fork is used on Linux only")
 MODES = [pytest.param(True, id="forked", marks=needs_fork), pytest.param(False, id="thread")]
@@ -89,12 +90,17 @@ def test_a_call_the_child_is_answering_does_not_hold_up_the_own_client(
     assert opened(opening).page is not None
     lazy = opening.client
     with opening._stand_in_lock:  # as while the child answers a slow call
-        began = time.monotonic()
-        lazy.resolve()
-        assert lazy.stand_in is None
-        described = lazy.describe_table(TableName=demo_table)  # the own client, at once
-        assert described["Table"]["TableName"] == demo_table
-        assert time.monotonic() - began < 5.0
+        answered: list[Any] = []
+
+        def own_call() -> None:
+            lazy.resolve()
+            answered.append(lazy.describe_table(TableName=demo_table))
+
+        caller = threading.Thread(target=own_call, daemon=True)
+        caller.start()
+        caller.join(60)  # a call that waited on the held lock would not end while we hold it
+        assert answered and answered[0]["Table"]["TableName"] == demo_table
+        assert lazy.stand_in is None, "the own client answered, not the child"
         assert opening._child.pid is not None  # waits for that call to return
     assert gone(opening)
     opening.close()
@@ -160,17 +166,19 @@ def test_closing_stops_a_child_that_waits_on_a_silent_endpoint(ddb: Any) -> None
         proxy.silent = True
         options = ConnectionOptions(endpoint_url=proxy.endpoint_url, read_timeout=120)
         opening = Opening(options, "anything", QueryForm(partition_value="p")).start()
-        time.sleep(1.0)
-        assert not opening.done.is_set()
+        deadline = time.monotonic() + 60
+        while not proxy.arrived and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the child's DescribeTable waits on the silent endpoint
+        assert proxy.arrived and not opening.done.is_set()
         child = opening._child
         assert child is not None and child.pid is not None
         pid = child.pid
-        began = time.monotonic()
         opening.close()
-        assert time.monotonic() - began < 1.0
+        # Closed means gone at once: the child is reaped before close returns (it would
+        # otherwise wait the 120 s read timeout), and the parent's thread ends.
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # reaped already: no zombie left behind
-        assert opening.done.wait(5)
+        assert opening.done.wait(60)
 
 
 def test_a_lazy_client_is_made_once_on_first_use(ddb: Any, demo_table: str) -> None:

@@ -18,20 +18,22 @@ from uihelpers import (
     messages,
     sidebar_text,
     text_of,
+    until,
 )
 
 from dynotui.postgres.connection import PgOptions, connect
 from dynotui.postgres.schema import describe_table
 from dynotui.postgres.sql import PgQuery
-from dynotui.ui.code_screen import CodeScreen
-from dynotui.ui.compare_screen import CompareScreen
-from dynotui.ui.jump_screen import JumpScreen
-from dynotui.ui.pg_app import PgApp
-from dynotui.ui.pg_count_screen import PgCountScreen
-from dynotui.ui.pg_query_screen import PgQueryScreen
-from dynotui.ui.picker_screen import PickerScreen
-from dynotui.ui.pilot import settle
-from dynotui.ui.postgres_query import PgQueryView
+from dynotui.ui.app import PagerApp
+from dynotui.ui.postgres.adapter import PostgresAdapter
+from dynotui.ui.postgres.count_screen import PgCountScreen
+from dynotui.ui.postgres.query import PostgresQuery
+from dynotui.ui.postgres.query_screen import PgQueryScreen
+from dynotui.ui.screens.code import CodeScreen
+from dynotui.ui.screens.jump import JumpScreen
+from dynotui.ui.screens.picker import PickerScreen
+from dynotui.ui.testing import settle
+from dynotui.ui.widgets.words import times
 
 SIZE = (200, 50)
 
@@ -41,13 +43,8 @@ def app(pg_uri: str) -> Any:
     session = connect(PgOptions(uri=pg_uri))
     table = describe_table(session, "orders")
     query = PgQuery(table, table.order("orders_created_id"), page_size=20)
-    app = PgApp(
-        session,
-        PgOptions(uri=pg_uri),
-        query=query,
-        clock=FixedClock(),
-        system_copy=Recorder(),
-    )
+    adapter = PostgresAdapter(session, PgOptions(uri=pg_uri), query=query)
+    app = PagerApp(adapter, clock=FixedClock(), system_copy=Recorder())
     yield app
     session.close()
 
@@ -63,7 +60,7 @@ def shown_ids(view: Any) -> list[str]:
     return [row["id"] for row in page.items]
 
 
-async def test_pages_sidebar_and_hostile_values(app: PgApp, pg_admin: Any) -> None:
+async def test_pages_sidebar_and_hostile_values(app: PagerApp, pg_admin: Any) -> None:
     expected = truth_ids(pg_admin, "created_at, id")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -83,15 +80,14 @@ async def test_pages_sidebar_and_hostile_values(app: PgApp, pg_admin: Any) -> No
         assert "␛[2J" in hostile and "\x1b" not in hostile and "[bold red]markup" in hostile
 
 
-async def test_compare_puts_offset_beside_keyset_and_jumps_both(app: PgApp) -> None:
+async def test_compare_puts_offset_beside_keyset_and_jumps_both(app: PagerApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("w")
         await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
-        left = screen.query_one("#left").state
-        right = screen.query_one("#right").state
+        screen = app.main_screen
+        assert screen.comparing
+        left, right = screen.main_view.state, screen.right_view.state
         assert left.query.mode == "keyset" and right.query.mode == "offset"
         await pilot.press("J")
         await pilot.pause()
@@ -105,13 +101,15 @@ async def test_compare_puts_offset_beside_keyset_and_jumps_both(app: PgApp) -> N
         assert right_page.cost.skipped == 59 * 20 and left_page.cost.skipped == 0
         assert right_page.cost.headline > 5 * left_page.cost.headline
         line = text_of(screen.query_one("#compare-line", Static))
-        assert "Page 60: left (keyset)" in line and "right (offset)" in line
-        assert "x left's" in line
+        ratio = right_page.cost.headline / left_page.cost.headline
+        assert f"Page 60, buffers: left (keyset) {left_page.cost.headline:,g}" in line
+        assert f"right (offset) {right_page.cost.headline:,g}: {times(ratio)} left's" in line
+        assert "Per matching item" not in line, "one ratio, one unit"
         # The two sides read on connections of their own.
-        assert screen.query_one("#right").session.client is not app.session.client
+        assert screen.right_view.client is not screen.main_view.client
 
 
-async def test_form_order_mode_and_reverse(app: PgApp, pg_admin: Any) -> None:
+async def test_form_order_mode_and_reverse(app: PagerApp, pg_admin: Any) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = app.main_view
@@ -148,20 +146,20 @@ async def test_form_order_mode_and_reverse(app: PgApp, pg_admin: Any) -> None:
         await settle(pilot)
         assert view.state.query.mode == "offset"
         assert shown_ids(view) == backwards[20:40]
-        assert "OFFSET" in str(view.query_one("#query-line", Static).render())
+        assert "OFFSET" in text_of(view.query_one("#query-line", Static))
 
 
-async def test_copy_code_count_and_cursor(app: PgApp, pg_admin: Any) -> None:
+async def test_copy_code_count_and_cursor(app: PagerApp, pg_admin: Any) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = app.main_view
         await pilot.press("n", "y")
         await settle(pilot)
-        copied = json.loads(app.system_copy.texts[-1])  # type: ignore[attr-defined]
+        copied = json.loads(app.share.system_copy.texts[-1])  # type: ignore[attr-defined]
         assert copied == dict(view.state.pager.current.items[0])
         await pilot.press("K")
         await settle(pilot)
-        token = app.system_copy.texts[-1]  # type: ignore[attr-defined]
+        token = app.share.system_copy.texts[-1]  # type: ignore[attr-defined]
         await pilot.press("c")
         await pilot.pause()
         assert isinstance(app.screen, CodeScreen)
@@ -171,17 +169,13 @@ async def test_copy_code_count_and_cursor(app: PgApp, pg_admin: Any) -> None:
         await pilot.press("escape", "#")
         await pilot.pause()
         assert isinstance(app.screen, PgCountScreen)
-        await settle(pilot)
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.screen.estimate is not None)
         await pilot.press("enter")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if app.screen.result is not None:
-                break
+        await until(pilot, lambda: app.screen.result is not None)
         assert app.screen.result.count == 200_000
         await pilot.press("escape")
         await settle(pilot)
-        assert "200,000 rows" in str(view.query_one("#status-line", Static).render())
+        assert "200,000 rows" in text_of(view.query_one("#status-line", Static))
         # v: the copied cursor opens page 2 as a new stack's page 1.
         await pilot.press("v")
         await pilot.pause()
@@ -193,13 +187,13 @@ async def test_copy_code_count_and_cursor(app: PgApp, pg_admin: Any) -> None:
         assert not [m for m in messages(app) if "Refused" in m]
 
 
-async def test_a_bad_filter_keeps_the_page(app: PgApp) -> None:
+async def test_a_bad_filter_keeps_the_page(app: PagerApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = app.main_view
         before = shown_ids(view)
         bad = view.state.query.with_(where="nope = 1")
-        assert isinstance(bad, PgQueryView)
+        assert isinstance(bad, PostgresQuery)
         view.start(bad)
         await settle(pilot)
         assert shown_ids(view) == before and view.state.query.query.where is None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dynotui.dynamodb.query_form import FieldError, QueryForm, build_spec, parse_values
+from dynotui.core.errors import FieldError
+from dynotui.dynamodb.query_form import QueryForm, build_spec, parse_values
 from dynotui.dynamodb.schema import parse_schema
 from dynotui.local.demo import TABLE_DEFINITION
 

@@ -4,7 +4,7 @@ instant even when the endpoint never answers."""
 from __future__ import annotations
 
 import os
-import time
+import re
 from typing import Any
 
 from faultproxy import FaultProxy
@@ -39,6 +39,11 @@ def test_data_cannot_retitle_the_window_or_write_the_clipboard(
         terminal.close()
 
 
+def _spinner_seconds(text: str) -> float:
+    found = re.search(r"([0-9]+\.[0-9]) s \(Esc cancels\)", text)
+    return float(found.group(1)) if found else -1.0
+
+
 def test_quitting_is_instant_when_the_endpoint_never_answers(ddb: Any) -> None:
     with FaultProxy(ddb.endpoint_url) as proxy:
         proxy.silent = True
@@ -56,15 +61,16 @@ def test_quitting_is_instant_when_the_endpoint_never_answers(ddb: Any) -> None:
             ENV,
         )
         try:
-            terminal.wait_for(lambda t: "Opening table anything" in t and "Esc cancels" in t)
-            time.sleep(1.0)
-            text = terminal.wait_for(lambda t: "Opening table anything" in t)
-            assert " s (Esc cancels)" in text, "a spinner with the seconds passing"
-            began = time.monotonic()
+            first = terminal.wait_for(
+                lambda t: "Opening table anything" in t and "Esc cancels" in t
+            )
+            seconds = _spinner_seconds(first)
+            # The seconds pass on screen: the UI is not blocked by the call.
+            terminal.wait_for(lambda t: _spinner_seconds(t) > seconds)
             terminal.send(b"q")
-            code = terminal.wait_exit(5)
-            elapsed = time.monotonic() - began
+            # The call would hold a waiting exit for its 120 s read timeout: an exit well
+            # within it is one that did not wait (order, not a duration on a busy machine).
+            code = terminal.wait_exit(60)
             assert code == 0, f"exit code {code}"
-            assert elapsed < 1.0, f"quitting took {elapsed:.2f} s"
         finally:
             terminal.close()

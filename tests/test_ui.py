@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from helpers import responses
 from textual.widgets import DataTable, Input, Label, Static, Switch
 from uihelpers import (
     RARE_FORM,
+    column_names,
     expected_rows,
     first_seen,
+    folded_labels,
     grid_labels,
     grid_rows,
     make_app,
@@ -23,11 +26,11 @@ from dynotui.dynamodb.query_form import QueryForm, build_spec
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import query_pager
 from dynotui.local import demo
-from dynotui.ui.item_screen import ItemScreen
-from dynotui.ui.pilot import settle
-from dynotui.ui.query_screen import QueryScreen
-from dynotui.ui.sidebar import CostSidebar
-from dynotui.ui.stack_screen import StackScreen
+from dynotui.ui.dynamodb.query_screen import QueryScreen
+from dynotui.ui.screens.item import ItemScreen
+from dynotui.ui.screens.stack import StackScreen
+from dynotui.ui.testing import settle
+from dynotui.ui.widgets.sidebar import CostSidebar
 
 
 async def test_next_three_back_two_matches_the_engine(client, demo_table) -> None:
@@ -49,7 +52,10 @@ async def test_next_three_back_two_matches_the_engine(client, demo_table) -> Non
         await settle(pilot)
         assert app.pager.number == 2
         page = truth[1]
-        assert grid_labels(view) == first_seen(truth, schema.cursor_key_names(None))
+        keys = schema.cursor_key_names(None)
+        names = first_seen(truth, keys)
+        assert column_names(view) == names, "the session's columns, in first-seen order"
+        assert grid_labels(view) == folded_labels(names, keys, page.items)
         assert grid_rows(view) == expected_rows(view, page)
         assert [row[1] for row in grid_rows(view)] == [i["order_no"]["S"] for i in page.items]
         text = sidebar_text(view)
@@ -175,7 +181,7 @@ async def test_item_modal_toggles_plain_and_dynamodb_json(client, demo_table) ->
         assert f'"order_no": "{item["order_no"]["S"]}"' in plain
         assert f'"total": {item["total"]["N"]}' in plain, "numbers as numbers, every digit"
         await pilot.press("d")
-        await pilot.pause()
+        await settle(pilot)
         typed = app.screen.shown_json
         assert '"S": "acme"' in typed
 
@@ -204,11 +210,21 @@ async def test_stack_view_is_a_ledger_and_jumps(client, demo_table) -> None:
             "ended",
         ]
         second = [str(c) for c in table.get_row_at(1)]
-        summary = app.pager.summary_of(2)
-        assert second[0] == "2" and second[2] == f"{summary.count:,}"
-        assert second[3] == f"{summary.scanned_count:,}"
-        assert second[4] == f"{summary.cost.capacity.total:g} RCU"
-        assert second[5] == f"table {summary.cost.capacity.table:g}"
+        # Page 2 as a plain boto3 loop reads it: the second call of Limit 10.
+        truth = responses(
+            client.query,
+            pages=2,
+            TableName=demo_table,
+            KeyConditionExpression="customer = :c",
+            ExpressionAttributeValues={":c": {"S": demo.BIG_CUSTOMER}},
+            Limit=10,
+            ReturnConsumedCapacity="INDEXES",
+        )[1]
+        used = truth["ConsumedCapacity"]
+        assert second[0] == "2" and second[2] == f"{truth['Count']:,}"
+        assert second[3] == f"{truth['ScannedCount']:,}"
+        assert second[4] == f"{used['CapacityUnits']:g} RCU"
+        assert second[5] == f"table {used['Table']['CapacityUnits']:g}"
         assert second[6] == "1" and second[7] == "Limit reached" and "cached" in second[8]
         assert "not read yet" in str(table.get_row_at(4)[8])
         await pilot.press("up", "up", "up", "enter")

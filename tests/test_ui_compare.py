@@ -7,18 +7,25 @@ import re
 from typing import Any
 
 from textual.widgets import Input, Static
-from uihelpers import FixedClock, expected_rows, grid_labels, grid_rows, make_app, text_of
+from uihelpers import (
+    FixedClock,
+    dynamodb_app,
+    expected_rows,
+    grid_labels,
+    grid_rows,
+    make_app,
+    text_of,
+)
 
 from dynotui.dynamodb.query_form import QueryForm, build_spec
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import query_pager
 from dynotui.local import demo
-from dynotui.ui.app import DynotuiApp
-from dynotui.ui.compare_screen import CompareScreen
-from dynotui.ui.pager_view import PagerView
-from dynotui.ui.picker_screen import PickerScreen
-from dynotui.ui.pilot import settle
-from dynotui.ui.query_screen import QueryScreen
+from dynotui.ui.app import PagerApp
+from dynotui.ui.dynamodb.query_screen import QueryScreen
+from dynotui.ui.screens.main import MainScreen
+from dynotui.ui.screens.picker import PickerScreen
+from dynotui.ui.testing import settle
 
 LEFT = QueryForm(
     partition_value=demo.BIG_CUSTOMER,
@@ -36,7 +43,7 @@ def engine_pages(client: Any, form: QueryForm, count: int) -> list[Any]:
     return [pager.next() for _ in range(count)]
 
 
-async def open_right(pilot: Any, app: DynotuiApp, order: str, value: str, **fields: str) -> None:
+async def open_right(pilot: Any, app: PagerApp, order: str, value: str, **fields: str) -> None:
     await pilot.press("tab", "o")
     await settle(pilot)
     assert isinstance(app.screen, PickerScreen)
@@ -49,16 +56,16 @@ async def open_right(pilot: Any, app: DynotuiApp, order: str, value: str, **fiel
         app.screen.query_one(f"#{name}", Input).value = text
     await pilot.press("ctrl+s")
     await settle(pilot)
-    assert isinstance(app.screen, CompareScreen)
+    assert app.screen is app.main_screen and app.main_screen.comparing
 
 
-async def open_compare(pilot: Any, app: DynotuiApp) -> CompareScreen:
+async def open_compare(pilot: Any, app: PagerApp) -> MainScreen:
     await settle(pilot)
     await pilot.press("w")
     await settle(pilot)
-    assert isinstance(app.screen, CompareScreen)
+    assert app.main_screen.comparing
     await open_right(pilot, app, "by_status", demo.RARE_STATUS)
-    return app.screen
+    return app.main_screen
 
 
 async def test_both_sides_page_together_and_apart(client, demo_table) -> None:
@@ -67,9 +74,8 @@ async def test_both_sides_page_together_and_apart(client, demo_table) -> None:
     app = make_app(client, LEFT)
     async with app.run_test(size=(200, 50)) as pilot:
         screen = await open_compare(pilot, app)
-        left = screen.query_one("#left", PagerView)
-        right = screen.query_one("#right", PagerView)
-        assert left.pager.source.scope() == app.main_view.pager.source.scope(), "left = main"
+        left, right = screen.main_view, screen.right_view
+        assert left is app.main_view, "the left side is the main view"
         assert right.pager.source.spec.index == "by_status"
         await pilot.press("N", "N")
         await settle(pilot)
@@ -91,8 +97,14 @@ async def test_both_sides_page_together_and_apart(client, demo_table) -> None:
         assert "`status` is the partition key of GSI `by_status`" in advice
         await pilot.press("escape")
         await settle(pilot)
-        assert not isinstance(app.screen, CompareScreen)
-        assert app.main_view.pager.number == 1, "the main view kept its own stack"
+        assert not screen.comparing and not right.display
+        assert app.main_view.pager.number == 2, "the left side's moves are the main view's"
+        assert grid_rows(app.main_view) == expected_rows(app.main_view, left_truth[1])
+        await pilot.press("w")
+        await settle(pilot)
+        assert screen.comparing and right.pager.number == 4, "the right side was kept"
+        assert right.pager.source.spec.index == "by_status"
+        assert grid_rows(right) == expected_rows(right, right_truth[3])
 
 
 def _ratio(line: str) -> float:
@@ -111,8 +123,8 @@ async def test_different_result_sets_are_named_and_compared_per_match(client, de
         assert "Different result sets" in line
         assert "left reads customer = 'acme' AND status = 'RETURNED'" in line
         assert "right reads status = 'RETURNED'" in line
-        left = screen.query_one("#left", PagerView).pager.totals
-        right = screen.query_one("#right", PagerView).pager.totals
+        left = screen.main_view.pager.totals
+        right = screen.right_view.pager.totals
         expected = (right.cost.capacity.total / right.count) / (
             left.cost.capacity.total / left.count
         )
@@ -153,10 +165,9 @@ async def test_advisor_agrees_with_itself_from_both_sides(client, demo_table) ->
             filter="customer = :c",
             values=f'{{":c": "{SMALL}"}}',
         )
-        screen = app.screen
+        screen = app.main_screen
         for _ in range(40):  # both sides to their end
-            left = screen.query_one("#left", PagerView)
-            right = screen.query_one("#right", PagerView)
+            left, right = screen.main_view, screen.right_view
             if not left.pager.can_advance and not right.pager.can_advance:
                 break
             await pilot.press("N")
@@ -191,13 +202,7 @@ async def test_no_match_yet_claims_no_share(client, demo_table) -> None:
 
 
 def test_compare_snapshot(snap_compare, client, demo_table) -> None:
-    app = DynotuiApp(
-        client,
-        connection_label="DynamoDB Local (tests)",
-        table=demo.TABLE,
-        form=LEFT,
-        clock=FixedClock(),
-    )
+    app = dynamodb_app(client, LEFT, clock=FixedClock())
 
     async def run_before(pilot: Any) -> None:
         await open_compare(pilot, app)

@@ -13,9 +13,10 @@ from uihelpers import grid_rows, make_app, text_of
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
-from dynotui.ui.count_screen import CountScreen
-from dynotui.ui.pilot import settle
-from dynotui.ui.query_screen import QueryScreen
+from dynotui.ui.dynamodb.count_screen import CountScreen
+from dynotui.ui.dynamodb.partiql import PartiQLQuery
+from dynotui.ui.dynamodb.query_screen import QueryScreen
+from dynotui.ui.testing import settle
 
 RARE = QueryForm(
     partition_value=demo.BIG_CUSTOMER,
@@ -127,7 +128,7 @@ async def test_partiql_tab_pages_like_the_plain_loop(client, demo_table) -> None
         await pilot.press("ctrl+s")
         await settle(pilot)
         view = app.main_view
-        assert view.state.query.kind == "partiql"
+        assert isinstance(view.state.query, PartiQLQuery)
         shown = [list(app.pager.current.items)]
         while app.pager.can_advance:
             await pilot.press("n")
@@ -141,7 +142,7 @@ async def test_partiql_tab_pages_like_the_plain_loop(client, demo_table) -> None
         assert grid_rows(view)[0][:2] == ["c007", truth[-2][0]["order_no"]["S"]]
         await pilot.press("m")
         await settle(pilot)
-        assert view.state.query.kind == "partiql"
+        assert isinstance(view.state.query, PartiQLQuery)
         await pilot.press("c")
         await settle(pilot)
         assert "execute_statement" in app.screen.code["boto3"]

@@ -9,17 +9,17 @@ from typing import Any
 
 import pyperclip
 from textual.widgets import Input, Label, Static, TabbedContent
-from uihelpers import Recorder
+from uihelpers import Recorder, dynamodb_app
 
 from dynotui.core.cursor import CursorSigner
 from dynotui.dynamodb.dynamo_json import to_wire
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
 from dynotui.ui import clipboard
-from dynotui.ui.app import DynotuiApp
-from dynotui.ui.code_screen import CodeScreen
-from dynotui.ui.cursor_screen import InspectCursorScreen, PasteCursorScreen
-from dynotui.ui.pilot import settle
+from dynotui.ui.app import PagerApp
+from dynotui.ui.screens.code import CodeScreen
+from dynotui.ui.screens.cursor import InspectCursorScreen, PasteCursorScreen
+from dynotui.ui.testing import settle
 
 SIGNER = CursorSigner(b"ui-test-secret-0123456789")
 FORM = QueryForm(
@@ -35,12 +35,12 @@ def no_system_clipboard(text: str) -> None:
     raise pyperclip.PyperclipException("no xclip, xsel or wl-copy")
 
 
-def make_app(client: Any, system_copy: Any, form: QueryForm = FORM) -> DynotuiApp:
-    return DynotuiApp(client, table=demo.TABLE, form=form, signer=SIGNER, system_copy=system_copy)
+def make_app(client: Any, system_copy: Any, form: QueryForm = FORM) -> PagerApp:
+    return dynamodb_app(client, form, label="", signer=SIGNER, system_copy=system_copy)
 
 
-def last_message(app: DynotuiApp) -> str:
-    return list(app._notifications)[-1].message
+def last_message(app: PagerApp) -> str:
+    return app.said[-1].message
 
 
 async def test_copy_routes_system_then_terminal(client, demo_table) -> None:

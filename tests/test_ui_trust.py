@@ -3,36 +3,38 @@ the terminal or the app, the view stays steady, and the keys keep their meaning.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from textual.widgets import Input, Label, Static
 from uihelpers import (
+    column_names,
     first_seen,
+    folded_labels,
     grid_labels,
     grid_rows,
     make_app,
     messages,
     screen_text,
     text_of,
+    until,
 )
 
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
 from dynotui.local.tables import create_table, table_definition, write_items
-from dynotui.ui.columns_screen import ColumnsScreen
-from dynotui.ui.compare_screen import CompareScreen
-from dynotui.ui.connection_screen import ConnectionScreen
-from dynotui.ui.help_screen import HelpScreen
-from dynotui.ui.item_screen import ItemScreen
-from dynotui.ui.picker_screen import PickerScreen
-from dynotui.ui.pilot import settle
-from dynotui.ui.query_screen import QueryScreen
+from dynotui.ui.dynamodb.connection_screen import ConnectionScreen
+from dynotui.ui.dynamodb.query_screen import QueryScreen
+from dynotui.ui.screens.columns import ColumnsScreen
+from dynotui.ui.screens.help import HelpScreen
+from dynotui.ui.screens.item import ItemScreen
+from dynotui.ui.screens.picker import PickerScreen
+from dynotui.ui.testing import settle
 
 
 async def test_hostile_values_are_shown_never_obeyed(client, hostile_table) -> None:
-    app = make_app(client, QueryForm(partition_value="p", page_size="20"))
-    app.initial_table = hostile_table
+    app = make_app(client, QueryForm(partition_value="p", page_size="20"), table=hostile_table)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         screen = "\n".join(screen_text(app))
@@ -59,11 +61,10 @@ async def test_hostile_values_are_shown_never_obeyed(client, hostile_table) -> N
 
 
 async def test_service_messages_are_text_too(client) -> None:
-    app = make_app(client, QueryForm(partition_value="p"))
-    app.initial_table = "no-such-table-[bold]x[/]\x1b[2J"
+    app = make_app(client, QueryForm(partition_value="p"), table="no-such-table-[bold]x[/]\x1b[2J")
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        notes = list(app._notifications)
+        notes = list(app.said)
         shown = "\n".join(f"{n.title}: {n.message}" for n in notes)
         assert "DynamoDB rejected the request" in shown and "\x1b" not in shown
         assert "[bold]x[/]" in shown and "␛[2J" in shown
@@ -76,19 +77,25 @@ async def test_columns_only_grow_in_first_seen_order(client, demo_table) -> None
         await settle(pilot)
         view = app.main_view
         seen = [app.pager.current]
-        history = [grid_labels(view)]
+        history = [column_names(view)]
         widths = {}
         for _ in range(8):
             await pilot.press("n")
             await settle(pilot)
             seen.append(app.pager.current)
-            labels = grid_labels(view)
-            assert labels[: len(history[-1])] == history[-1], "no column moves or vanishes"
-            history.append(labels)
+            names = column_names(view)
+            assert names[: len(history[-1])] == history[-1], "no column moves or vanishes"
+            history.append(names)
+            assert grid_labels(view) == folded_labels(
+                names, ("customer", "order_no"), app.pager.current.items
+            ), "only the columns this page has no value in are folded, in place"
             for column in view.grid.columns:
+                if column.label.startswith("+"):
+                    continue  # a marker of folded columns
                 label = column.label
                 assert column.width >= widths.get(label, 0), "widths never shrink"
                 widths[label] = column.width
+            labels = grid_labels(view)
             total = labels.index("total")
             shown = [row[total] for row in grid_rows(view)]
             assert shown == [item["total"]["N"] for item in app.pager.current.items], (
@@ -97,9 +104,13 @@ async def test_columns_only_grow_in_first_seen_order(client, demo_table) -> None
         assert history[-1] == first_seen(seen, ("customer", "order_no"))
         flags = [i for i, page in enumerate(seen) if any("flag" in item for item in page.items)]
         assert flags and len(flags) < len(seen), "flag comes and goes across these pages"
-        flag = history[-1].index("flag")
-        for row, item in zip(grid_rows(view), app.pager.current.items, strict=True):
-            assert (row[flag] == "") == ("flag" not in item), "absent means a blank cell"
+        labels = grid_labels(view)
+        if "flag" in labels:  # shown: some item of the page has it
+            flag = labels.index("flag")
+            for row, item in zip(grid_rows(view), app.pager.current.items, strict=True):
+                assert (row[flag] == "") == ("flag" not in item), "absent means a blank cell"
+        else:
+            assert not any("flag" in item for item in app.pager.current.items)
 
 
 async def test_column_picker_hides_and_moves_columns(client, demo_table) -> None:
@@ -107,7 +118,7 @@ async def test_column_picker_hides_and_moves_columns(client, demo_table) -> None
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         view = app.main_view
-        before = grid_labels(view)
+        before = column_names(view)
         await pilot.press("f")
         await settle(pilot)
         assert isinstance(app.screen, ColumnsScreen)
@@ -121,12 +132,13 @@ async def test_column_picker_hides_and_moves_columns(client, demo_table) -> None
             await pilot.press("minus")
         await pilot.press("a")
         await settle(pilot)
-        after = grid_labels(view)
+        after = column_names(view)
         assert "placed_at" not in after and after.index("status") == 2
         assert after[:2] == ["customer", "order_no"]
+        assert "placed_at" not in grid_labels(view) and grid_labels(view)[2] == "status"
         await pilot.press("n")
         await settle(pilot)
-        assert grid_labels(view)[: len(after)] == after, "the choice holds for the session"
+        assert column_names(view)[: len(after)] == after, "the choice holds for the session"
 
 
 async def test_arrows_scroll_the_grid_and_brackets_page(client, demo_table) -> None:
@@ -238,9 +250,14 @@ async def test_small_terminal_collapses_the_sidebar_and_keeps_help(client, demo_
         assert not view.has_class("-strip") and view.query_one("#sidebar").display
         await pilot.press("w")
         await settle(pilot)
-        assert isinstance(app.screen, CompareScreen) and app.screen.has_class("-stacked")
-        left, right = app.screen.query_one("#left"), app.screen.query_one("#right")
-        assert right.region.y > left.region.y, "the two sides stack vertically"
+        screen = app.main_screen
+        assert screen.comparing and screen.has_class("-stacked")
+        assert screen.has_class("-single"), "80x24 is too small for two grids"
+        left, right = screen.main_view, screen.right_view
+        assert left.display and not right.display, "one side at a time"
+        await pilot.press("tab")
+        await settle(pilot)
+        assert right.display and not left.display, "tab shows the other side"
 
 
 async def test_escape_closes_every_modal_and_help_lists_our_keys_first(client, demo_table) -> None:
@@ -307,7 +324,7 @@ async def test_reconnect_keeps_the_stack_and_r_retries(client, ddb, demo_table) 
         await pilot.press("R")
         await settle(pilot)
         assert app.pager.number == 3
-        assert app.session.client.meta.endpoint_url == ddb.endpoint_url
+        assert app.main_view.client.meta.endpoint_url == ddb.endpoint_url
 
 
 async def test_held_n_presses_add_up(client, demo_table) -> None:
@@ -331,13 +348,15 @@ async def test_escape_abandons_a_slow_read_and_its_cost_counts(client, ddb, demo
         app = make_app(slow, form)
         async with app.run_test(size=(160, 48)) as pilot:
             await settle(pilot)
-            proxy.delay = 1.0
+            proxy.gate = threading.Event()  # the next call waits until the test lets it go
             await pilot.press("n")
-            await pilot.pause(0.5)
-            assert "Esc cancels" in text_of(app.main_view.query_one("#status-line", Static))
+            status = app.main_view.query_one("#status-line", Static)
+            await until(pilot, lambda: "Esc cancels" in text_of(status))
             await pilot.press("escape")
-            await settle(pilot)
-            await pilot.pause(1.5)  # the abandoned call answers, and is billed
+            await pilot.pause()
+            assert app.pager.number == 1 and "Cancelled" in text_of(status)
+            assert app.pager.totals.abandoned is None, "the call has not answered yet"
+            proxy.gate.set()  # the abandoned call answers now, and is billed
             await settle(pilot)
             assert app.pager.number == 1
             assert app.pager.totals.abandoned is not None
@@ -378,7 +397,7 @@ def test_snapshot_200x50(snap_compare, client, demo_table) -> None:
 
 
 def test_binary_and_sets_render_without_escapes() -> None:
-    from dynotui.ui.cells import cell
+    from dynotui.ui.dynamodb.cells import cell
 
     assert cell({"B": bytes(range(20))}).startswith("0x000102")
     assert cell({"SS": ["[red]t[/]", "\x1b[1m"]}) == "{␛[1m, [red]t[/]}"
@@ -402,8 +421,8 @@ def test_words_for_scans_counts_and_single_items(client, demo_table) -> None:
 
     from dynotui.dynamodb.query_form import build_spec
     from dynotui.dynamodb.schema import describe_table
-    from dynotui.ui.dynamodb_query import DynamoQuery
-    from dynotui.ui.sidebar import plural
+    from dynotui.ui.dynamodb.query import DynamoQuery
+    from dynotui.ui.widgets.words import plural
 
     schema = describe_table(client, demo_table)
     form = QueryForm(order="by_status", scan=True)

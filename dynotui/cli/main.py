@@ -13,9 +13,9 @@ from dynotui import __version__
 from dynotui.cli import tui_cmd
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.cli.output import ClosedOutput, quiet_closed_stdout
-from dynotui.core import heap
 from dynotui.core.errors import DynotuiError
 from dynotui.core.text import visible
+from dynotui.process import heap
 
 # Each command's module is imported only when that command runs: `dynotui --help` and
 # the TUI start without loading what `demo` or `pages` need.

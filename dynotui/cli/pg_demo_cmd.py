@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         starter = threading.Thread(target=start, daemon=True)
         starter.start()
         if not args.no_tui and not args.serve:
-            preload_ui()  # the UI loads while the server starts
+            preload_ui("postgres")  # the UI loads while the server starts
         starter.join()
         if failure:
             raise failure[0]

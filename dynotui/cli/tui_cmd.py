@@ -4,7 +4,7 @@ last step. With a table and a partition key value (or --scan) it opens on page 1
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynotui.cli.options import connection_options
 from dynotui.cli.postgres_options import add_postgres_options
@@ -12,6 +12,10 @@ from dynotui.core.errors import InputError
 from dynotui.dynamodb.connection import ConnectionOptions, describe
 from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm
+
+if TYPE_CHECKING:
+    from dynotui.postgres.connection import PgOptions, PgSession
+    from dynotui.postgres.sql import PgQuery
 
 
 def add_open_options(parser: argparse.ArgumentParser) -> None:
@@ -38,9 +42,15 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
     add_postgres_options(parser)
 
 
-def preload_ui() -> None:
+def preload_ui(database: str = "dynamodb") -> None:
     """Import the UI now (it takes about as long as a JVM start): the demo overlaps them."""
-    import dynotui.ui.app  # noqa: F401 - the import is the point
+    # The imports are the point.
+    import dynotui.ui.app
+
+    if database == "postgres":
+        import dynotui.ui.postgres.adapter
+    else:
+        import dynotui.ui.dynamodb.adapter  # noqa: F401
 
 
 def open_app(
@@ -51,18 +61,21 @@ def open_app(
     open_form: bool | None = None,
     opening: Opening | None = None,
 ) -> int:
-    from dynotui.ui.app import DynotuiApp  # Textual loads only when a terminal UI is wanted
+    # Textual loads only when a terminal UI is wanted.
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
 
     label = opening.label if opening is not None and opening.label else describe(client, options)
-    app = DynotuiApp(
+    adapter = DynamoDBAdapter(
         client,
-        connection_label=label,
-        options=options,
+        options,
+        label=label,
         table=table,
         form=form,
         open_form=open_form,
         opening=opening,
     )
+    app = PagerApp(adapter)
     try:
         app.run()
     finally:
@@ -86,16 +99,20 @@ def run_postgres(args: argparse.Namespace) -> int:
     session = connect_from_args(args)
     try:
         query = query_from_args(session, args, int(page_size)) if args.table else None
-        preload_ui()
+        preload_ui("postgres")
         return open_pg_app(session, PgOptions(uri=args.postgres or None), query)
     finally:
         session.close()
 
 
-def open_pg_app(session: Any, options: Any, query: Any, note: str = "") -> int:
-    from dynotui.ui.pg_app import PgApp  # Textual loads only when a terminal UI is wanted
+def open_pg_app(
+    session: PgSession, options: PgOptions, query: PgQuery | None, note: str = ""
+) -> int:
+    # Textual loads only when a terminal UI is wanted.
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.postgres.adapter import PostgresAdapter
 
-    app = PgApp(session, options, query=query, note=note)
+    app = PagerApp(PostgresAdapter(session, options, query=query, note=note))
     app.run()
     return app.return_code or 0
 

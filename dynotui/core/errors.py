@@ -20,6 +20,15 @@ class InputError(DynotuiError):
     exit_code = 2
 
 
+class FieldError(InputError):
+    """Bad input in one named field of a query form (``field`` is the form's own name for
+    it), so a form shows the error beside that field and nobody reads the sentence."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 class ServiceError(DynotuiError):
     """The request was fine but could not be served: connection, throttling, access."""
 
@@ -36,3 +45,12 @@ class ReadCancelled(DynotuiError):
     def __init__(self, cost: Any = None) -> None:
         super().__init__("the read was cancelled")
         self.cost = cost
+
+
+def error_words(error: BaseException) -> str:
+    """An error as the user reads it: dynotui's own sentence, else the exception's type and
+    text (a driver's or the machine's words, which may say what no sentence here foresaw)."""
+    if isinstance(error, DynotuiError):
+        return str(error)
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -68,8 +68,16 @@ class Cost(Protocol):
     @property
     def unit(self) -> str: ...
 
+    @property
+    def server_ms(self) -> float | None:
+        """Time the database reports it spent executing (None: it reports none, and only
+        the round trip, ``latency_ms``, is known)."""
+
     def fields(self) -> list[tuple[str, str]]:
         """The source's own lines for the sidebar: (label, value), plain text."""
+
+    def warnings(self) -> list[str]:
+        """What about these calls deserves a warning beside the figures, in words."""
 
     def as_json(self) -> dict[str, Any]: ...
 

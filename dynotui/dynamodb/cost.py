@@ -131,6 +131,13 @@ class DynamoCost:
     def headline(self) -> float | None:
         return self.capacity.total if self.capacity is not None else None
 
+    @property
+    def server_ms(self) -> float | None:
+        return None  # DynamoDB reports no execution time: only the round trip is known
+
+    def warnings(self) -> list[str]:
+        return [f"1 MB limit cut {self.size_cuts} call(s)"] if self.size_cuts else []
+
     def fields(self) -> list[tuple[str, str]]:
         if self.capacity is None:
             return [("Capacity", "not reported"), ("", "by this endpoint")]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from dynotui.core.errors import InputError
+from dynotui.core.errors import FieldError
 
 KEYWORDS = {"and", "or", "not", "between", "in"}
 _TOKEN = re.compile(
@@ -71,23 +71,31 @@ def placeholders(expression: str | None) -> tuple[set[str], set[str]]:
 
 
 def check_placeholders(
-    expressions: Mapping[str, str | None], names: Mapping[str, str], values: Iterable[str]
+    expressions: Mapping[str, str | None],
+    names: Mapping[str, str],
+    values: Iterable[str],
+    fields: Mapping[str, str] | None = None,
 ) -> None:
-    """Every placeholder defined, every definition used: DynamoDB refuses either slip."""
+    """Every placeholder defined, every definition used: DynamoDB refuses either slip.
+    ``fields`` names the form field of each expression (unused values: "values")."""
+    fields = fields or {}
     used_names: set[str] = set()
     used_values: set[str] = set()
     for field, expression in expressions.items():
         n, v = placeholders(expression)
         missing = sorted((n - set(names)) | (v - set(values)))
         if missing:
-            raise InputError(
-                f"{field} uses {', '.join(missing)} but no value or name is given for it"
+            raise FieldError(
+                fields.get(field, field),
+                f"{field} uses {', '.join(missing)} but no value or name is given for it",
             )
         used_names |= n
         used_values |= v
     unused = sorted((set(names) - used_names) | (set(values) - used_values))
     if unused:
-        raise InputError(f"{', '.join(unused)} is defined but used by no expression; remove it")
+        raise FieldError(
+            "values", f"{', '.join(unused)} is defined but used by no expression; remove it"
+        )
 
 
 def substitute(expression: str, names: Mapping[str, str], values: Mapping[str, str]) -> str:

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynotui.core.errors import DynotuiError, InputError
-from dynotui.core.forked import Forked, Send, can_fork, portable
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.advice import Measurements
@@ -34,6 +33,7 @@ from dynotui.dynamodb.query_form import QueryForm, build_spec
 from dynotui.dynamodb.schema import TableSchema, describe_table
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
+from dynotui.process.forked import Forked, Send, can_fork, portable
 
 
 @dataclass

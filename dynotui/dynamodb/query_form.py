@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
-from dynotui.core.errors import InputError
+from dynotui.core.errors import FieldError, InputError
 from dynotui.dynamodb.condition import conjuncts, parse_condition, tested_names
 from dynotui.dynamodb.dynamo_json import from_wire, serialize, to_wire
 from dynotui.dynamodb.expressions import auto_names
@@ -25,14 +25,6 @@ from dynotui.dynamodb.spec import (
 )
 
 DYNAMODB_TYPES = {"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
-
-
-class FieldError(InputError):
-    """Invalid input in one named field of the form."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 @dataclass(frozen=True)
@@ -132,43 +124,19 @@ def build_spec(schema: TableSchema, form: QueryForm) -> QuerySpec:
         sort_values = [form.sort_value] + (
             [form.sort_value2] if form.sort_operator == "BETWEEN" else []
         )
-        try:
-            spec = from_key(
-                schema,
-                index=order.index_name,
-                partition_value=form.partition_value,
-                sort_operator=form.sort_operator or None,
-                sort_values=sort_values if form.sort_operator else [],
-                filter=form.filter or None,
-                projection=form.projection or None,
-                filter_values=values,
-                **options,
-            )
-        except InputError as exc:
-            message = str(exc)
-            field = "partition_value" if "partition key" in message else "sort_value"
-            if "reserved for the key condition" in message:
-                field = "values"
-            raise FieldError(field, message) from None
-    try:
-        spec.validate(schema)
-    except InputError as exc:
-        raise FieldError(_field_of(str(exc)), str(exc)) from None
+        spec = from_key(
+            schema,
+            index=order.index_name,
+            partition_value=form.partition_value,
+            sort_operator=form.sort_operator or None,
+            sort_values=sort_values if form.sort_operator else [],
+            filter=form.filter or None,
+            projection=form.projection or None,
+            filter_values=values,
+            **options,
+        )
+    spec.validate(schema)
     return spec
-
-
-def _field_of(message: str) -> str:
-    for needle, field in (
-        ("page size", "page_size"),
-        ("max rounds", "max_rounds"),
-        ("consistent", "consistent_read"),
-        ("filter", "filter"),
-        ("projection", "projection"),
-        ("defined but used", "values"),
-    ):
-        if needle in message:
-            return field
-    return "filter"
 
 
 def for_order(form: QueryForm, schema: TableSchema, order_name: str) -> tuple[QueryForm, str]:

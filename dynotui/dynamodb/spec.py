@@ -14,11 +14,15 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
 
-from dynotui.core.errors import InputError
+from dynotui.core.errors import FieldError, InputError
 from dynotui.dynamodb.condition import Tree, canonical, conjuncts, parse_condition
 from dynotui.dynamodb.dynamo_json import AttributeValue, Item, number_problem, to_wire
 from dynotui.dynamodb.expressions import auto_names, check_placeholders, placeholders
 from dynotui.dynamodb.schema import KeyAttribute, SortOrder, TableSchema
+
+# The query form's field for each expression and key role: an error lands beside it.
+FORM_FIELDS = {"key condition": "partition_value", "filter": "filter", "projection": "projection"}
+ROLE_FIELDS = {"partition key": "partition_value", "sort key": "sort_value"}
 
 Mode = Literal["raw", "fill"]
 PAGE_SIZE_MAX = 1000
@@ -64,14 +68,20 @@ class QuerySpec:
     def check_options(self) -> None:
         """The checks that need no schema: page size, rounds, mode, placeholders."""
         if not isinstance(self.page_size, int) or not 1 <= self.page_size <= PAGE_SIZE_MAX:
-            raise InputError(f"page size must be 1 to {PAGE_SIZE_MAX}, got {self.page_size}")
+            raise FieldError(
+                "page_size", f"page size must be 1 to {PAGE_SIZE_MAX}, got {self.page_size}"
+            )
         if not 1 <= self.max_rounds <= MAX_ROUNDS_LIMIT:
-            raise InputError(f"max rounds must be 1 to {MAX_ROUNDS_LIMIT}, got {self.max_rounds}")
+            raise FieldError(
+                "max_rounds", f"max rounds must be 1 to {MAX_ROUNDS_LIMIT}, got {self.max_rounds}"
+            )
         if self.mode not in ("raw", "fill"):
-            raise InputError(f"mode must be 'raw' or 'fill', got '{self.mode}'")
+            raise FieldError("mode", f"mode must be 'raw' or 'fill', got '{self.mode}'")
         if self.scan and self.key_condition:
-            raise InputError("a Scan takes no key condition; use a filter, or make it a Query")
-        check_placeholders(self.expressions(), self.names, self.values)
+            raise FieldError(
+                "scan", "a Scan takes no key condition; use a filter, or make it a Query"
+            )
+        check_placeholders(self.expressions(), self.names, self.values, FORM_FIELDS)
         self.trees()  # a syntax error is named here, before any call
 
     def validate(self, schema: TableSchema) -> SortOrder:
@@ -79,21 +89,24 @@ class QuerySpec:
         self.check_options()
         order = schema.order(self.index)
         if self.consistent_read and not order.strongly_consistent_allowed:
-            raise InputError(
+            raise FieldError(
+                "consistent_read",
                 f"'{order.name}' is a GSI, and GSIs serve only eventually consistent reads: turn "
-                "consistent read off, or read the base table or an LSI"
+                "consistent read off, or read the base table or an LSI",
             )
         if not self.scan:
             if not self.key_condition:
-                raise InputError(
+                raise FieldError(
+                    "partition_value",
                     f"a Query on '{order.name}' needs a key condition on its partition key "
-                    f"'{order.partition_key.name}' (or choose Scan)"
+                    f"'{order.partition_key.name}' (or choose Scan)",
                 )
             used = {self.names.get(n, n) for n in placeholders(self.key_condition)[0]}
             if order.partition_key.name not in used:
-                raise InputError(
+                raise FieldError(
+                    "partition_value",
                     f"the key condition must test the partition key "
-                    f"'{order.partition_key.name}' of '{order.name}' with '='"
+                    f"'{order.partition_key.name}' of '{order.name}' with '='",
                 )
         return order
 
@@ -156,13 +169,18 @@ class QuerySpec:
 
     def _parse(self, text: str, values: Mapping[str, Any], field: str) -> Tree:
         try:
-            return parse_condition(text, self.names, values, field)
-        except InputError:
-            rewritten, as_typed = self.typed.get(field, (None, None))
-            if rewritten == text and as_typed is not None:
-                # Bare names parse as names, so the typed text fails at the same token.
-                parse_condition(as_typed, self.names, values, field)
+            try:
+                return parse_condition(text, self.names, values, field)
+            except InputError:
+                rewritten, as_typed = self.typed.get(field, (None, None))
+                if rewritten == text and as_typed is not None:
+                    # Bare names parse as names, so the typed text fails at the same token.
+                    parse_condition(as_typed, self.names, values, field)
+                raise
+        except FieldError:
             raise
+        except InputError as exc:
+            raise FieldError(FORM_FIELDS[field], str(exc)) from None
 
     def scope(self) -> str:
         """The canonical identity of the result set: table, index, conditions with their
@@ -228,20 +246,21 @@ def from_expressions(
 
 def typed_value(key: KeyAttribute, text: str, role: str) -> AttributeValue:
     """A key value typed by its attribute definition: S as is, N checked, B from base64."""
+    field = ROLE_FIELDS.get(role, "partition_value")
     if key.type == "N":
         problem = number_problem(text.strip())
         if problem:
-            raise InputError(f"{role} '{key.name}' is a number (N): {text!r} {problem}")
+            raise FieldError(field, f"{role} '{key.name}' is a number (N): {text!r} {problem}")
         return {"N": text.strip()}
     if key.type == "B":
         try:
             return {"B": base64.b64decode(text.strip(), validate=True)}
         except (binascii.Error, ValueError) as exc:
-            raise InputError(
-                f"{role} '{key.name}' is binary (B): give it as base64, {text!r} is not"
+            raise FieldError(
+                field, f"{role} '{key.name}' is binary (B): give it as base64, {text!r} is not"
             ) from exc
     if text == "":
-        raise InputError(f"{role} '{key.name}' is a string (S) and may not be empty")
+        raise FieldError(field, f"{role} '{key.name}' is a string (S) and may not be empty")
     return {"S": text}
 
 
@@ -265,23 +284,31 @@ def key_condition(
     if not sort_operator:
         return expression, names, values
     if order.sort_key is None:
-        raise InputError(f"'{order.name}' has no sort key: leave the sort condition empty")
+        raise FieldError(
+            "sort_value", f"'{order.name}' has no sort key: leave the sort condition empty"
+        )
     if sort_operator not in SORT_OPERATORS:
-        raise InputError(f"sort key operator must be one of {', '.join(SORT_OPERATORS)}")
+        raise FieldError(
+            "sort_value", f"sort key operator must be one of {', '.join(SORT_OPERATORS)}"
+        )
     wanted = 2 if sort_operator == "BETWEEN" else 1
     if len(sort_values) != wanted:
-        raise InputError(f"{sort_operator} on the sort key takes {wanted} value(s)")
+        raise FieldError("sort_value", f"{sort_operator} on the sort key takes {wanted} value(s)")
     sort = order.sort_key
     names["#sk"] = sort.name
     typed = [typed_value(sort, v, "sort key") for v in sort_values]
     if sort_operator == "BETWEEN":
         if _sort_bytes(typed[0]) > _sort_bytes(typed[1]):
-            raise InputError("BETWEEN needs the lower bound first: the first value is larger")
+            raise FieldError(
+                "sort_value", "BETWEEN needs the lower bound first: the first value is larger"
+            )
         values[":sk1"], values[":sk2"] = typed
         expression += " AND #sk BETWEEN :sk1 AND :sk2"
     elif sort_operator == "begins_with":
         if sort.type == "N":
-            raise InputError(f"begins_with works on strings and binary; '{sort.name}' is a number")
+            raise FieldError(
+                "sort_value", f"begins_with works on strings and binary; '{sort.name}' is a number"
+            )
         values[":sk"] = typed[0]
         expression += " AND begins_with(#sk, :sk)"
     else:
@@ -308,7 +335,9 @@ def from_key(
     expression, names, values = key_condition(order, partition_value, sort_operator, sort_values)
     clash = set(values) & set(filter_values or {})
     if clash:
-        raise InputError(f"{', '.join(sorted(clash))} is reserved for the key condition; rename it")
+        raise FieldError(
+            "values", f"{', '.join(sorted(clash))} is reserved for the key condition; rename it"
+        )
     return from_expressions(
         schema.name,
         index=order.index_name,

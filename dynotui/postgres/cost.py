@@ -46,6 +46,13 @@ class PgCost:
     def headline(self) -> float:
         return float(self.shared_hit + self.shared_read)
 
+    @property
+    def server_ms(self) -> float | None:
+        return self.execution_ms
+
+    def warnings(self) -> list[str]:
+        return []
+
     def fields(self) -> list[tuple[str, str]]:
         lines = [
             ("Buffers", f"{self.shared_hit + self.shared_read:,}"),

@@ -5,6 +5,9 @@ joins at exit: an endpoint that never answers would keep ``q`` waiting for minut
 A daemon thread is never joined, so quitting is instant whatever is in flight; the
 call's outcome arrives as a Message, and whoever receives it decides whether it is
 still wanted (a superseded read's cost is still counted).
+
+An outcome is ``Done(value)`` or ``Failed(error)``, never "a value or an exception" in
+one untyped field: the receiver matches on the two.
 """
 
 from __future__ import annotations
@@ -12,10 +15,26 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from textual.message import Message
 from textual.message_pump import MessagePump
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Done(Generic[T]):
+    value: T
+
+
+@dataclass(frozen=True)
+class Failed:
+    error: BaseException
+
+
+Outcome = Done[T] | Failed
 
 _lock = threading.Lock()
 _in_flight = 0
@@ -34,22 +53,23 @@ def _count(step: int) -> None:
 
 def run_in_background(
     target: MessagePump,
-    work: Callable[[], Any],
-    done: Callable[[Any], Message],
-    failed: Callable[[BaseException], Message],
+    work: Callable[[], T],
+    report: Callable[[Outcome[T]], Message],
     name: str = "dynotui-call",
 ) -> threading.Thread:
-    """Run ``work`` in a daemon thread; post ``done(result)`` or ``failed(error)`` to ``target``."""
+    """Run ``work`` in a daemon thread; post ``report(Done(result))`` or
+    ``report(Failed(error))`` to ``target``."""
 
     def run() -> None:
         try:
+            outcome: Outcome[T]
             try:
-                message = done(work())
+                outcome = Done(work())
             except BaseException as exc:
-                message = failed(exc)
+                outcome = Failed(exc)
             # RuntimeError: the app has shut down, nobody is waiting any more.
             with contextlib.suppress(RuntimeError):
-                target.post_message(message)
+                target.post_message(report(outcome))
         finally:
             _count(-1)
 
@@ -57,3 +77,32 @@ def run_in_background(
     thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
     return thread
+
+
+class CallReported(Message):
+    """The outcome of a call an adapter made through ``PagerApp.call``, with what to do
+    with it: the adapter's callbacks run on the UI thread, in order with other messages."""
+
+    def __init__(self, deliver: Callable[[], None]) -> None:
+        super().__init__()
+        self.deliver = deliver
+
+
+def call_in_background(
+    target: MessagePump,
+    work: Callable[[], T],
+    done: Callable[[T], None],
+    failed: Callable[[BaseException], None],
+    name: str = "dynotui-call",
+) -> threading.Thread:
+    """``work`` in a daemon thread, then ``done(value)`` or ``failed(error)`` on the thread
+    of ``target`` (which must handle ``CallReported`` by calling ``deliver``)."""
+
+    def report(outcome: Outcome[T]) -> CallReported:
+        if isinstance(outcome, Done):
+            value = outcome.value
+            return CallReported(lambda: done(value))
+        error = outcome.error
+        return CallReported(lambda: failed(error))
+
+    return run_in_background(target, work, report, name)

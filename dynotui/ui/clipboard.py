@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual.app import App
-
 SYSTEM = "system clipboard"
 TERMINAL = "terminal clipboard (OSC 52)"
 
@@ -17,17 +15,22 @@ def system_copy(text: str) -> None:
     pyperclip.copy(text)
 
 
-def copy(app: App[object], text: str, copier: Callable[[str], None] = system_copy) -> str:
+def copy(
+    text: str,
+    terminal_copy: Callable[[str], None],
+    copier: Callable[[str], None] = system_copy,
+) -> str:
     """Copy ``text`` and name the route it took.
 
     pyperclip needs xclip, xsel or wl-copy (or a desktop's own tool); over SSH or on a
-    bare server it has none, and the terminal's OSC 52 clipboard is the way left.
+    bare server it has none, and the terminal's OSC 52 clipboard (``terminal_copy``,
+    Textual's ``App.copy_to_clipboard``) is the way left.
     """
     import pyperclip
 
     try:
         copier(text)
     except (pyperclip.PyperclipException, OSError):
-        app.copy_to_clipboard(text)
+        terminal_copy(text)
         return TERMINAL
     return SYSTEM

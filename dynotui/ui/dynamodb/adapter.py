@@ -1,0 +1,392 @@
+"""DynamoDB in the pager app: tables, the query form (Query, Scan, PartiQL), sort orders
+(base table, LSIs, GSIs), raw and fill mode, direction, Select COUNT, the connection
+(profile, region, endpoint, timeouts) and the target of generated code.
+
+Each change of query builds a whole new query and hands it to ``view.start``: nothing
+changes on screen until that query's first page arrives, and a query refused here
+changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from dynotui.core.errors import InputError
+from dynotui.dynamodb.advice import Measurements
+from dynotui.dynamodb.connection import ConnectionOptions, describe, make_client
+from dynotui.dynamodb.opening import Opened, Opening
+from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
+from dynotui.dynamodb.schema import TableSchema, describe_table, list_tables
+from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
+from dynotui.ui.adapter import Side
+from dynotui.ui.dynamodb.partiql import PartiQLQuery
+from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.query import Query
+from dynotui.ui.widgets.safe_text import notify
+
+if TYPE_CHECKING:
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.widgets.pager_view import PagerView
+
+WORDS = {
+    "edit_query": ("Query", "Edit the query: keys, filter, projection, page size"),
+    "choose_order": ("Order", "Choose a sort order: base table, LSI or GSI"),
+    "toggle_mode": ("Raw/Fill", "Toggle raw and fill mode (a new cursor stack)"),
+    "compare": ("Compare", "Compare two sort orders side by side"),
+    "connection": ("Connection", "Change profile, region, endpoint or timeouts"),
+    "show_code": ("Code", "Code that reproduces this page: boto3, AWS CLI, JS"),
+    "copy_item(True)": ("Copy item (DynamoDB JSON)", "Copy the item, lossless"),
+    "copy_page": ("Copy page", "Copy the page as JSON lines (DynamoDB JSON)"),
+    "copy_start_key": ("Copy start key", "Copy this page's start key (DynamoDB JSON)"),
+    "paste_cursor": ("Paste cursor", "Open the page a pasted cursor token points at"),
+    "inspect_cursor": ("Inspect cursor", "Decode a cursor token and check it"),
+}
+PARTIQL = Action("colon", "db('partiql')", "PartiQL", "Page a PartiQL SELECT (ExecuteStatement)")
+ACTIONS = with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL])
+
+DynamoDBQuery = DynamoQuery | PartiQLQuery
+
+
+class DynamoDBAdapter:
+    """``client`` is a botocore client (or the ``LazyClient`` the opening made);
+    ``opening`` the table and page 1 read while the app loaded, if the command line named
+    them."""
+
+    def __init__(
+        self,
+        client: Any,
+        options: ConnectionOptions,
+        *,
+        label: str = "",
+        table: str | None = None,
+        form: QueryForm | None = None,
+        open_form: bool | None = None,
+        opening: Opening | None = None,
+    ) -> None:
+        self._client = client
+        self.options = options
+        self._label = label or describe(client, options)
+        self.table = table
+        self.form = form or QueryForm()
+        self.open_form = open_form
+        self.opening = opening
+        # What each order measured, shared by every query so advisors can compare orders.
+        self.measurements = opening.measurements if opening is not None else Measurements()
+
+    # -- the adapter protocol ---------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        return self._label
+
+    def actions(self) -> Sequence[Action]:
+        return ACTIONS
+
+    def client(self, side: Side) -> object:
+        return self._client
+
+    def open(self, app: PagerApp) -> None:
+        opening = self.opening
+        if opening is not None:
+            if opening.done.is_set():
+                self._opened(app, opening.opened)
+            else:
+                app.main_view.begin_opening(self.table or "")
+                app.call(
+                    lambda: opening.done.wait() and opening.opened,
+                    lambda opened: self._opened(app, opened or Opened()),
+                    lambda error: self._opened(app, Opened(error=error)),
+                )
+            return
+        if self.table:
+            form = self.form
+            open_form = (
+                self.open_form
+                if self.open_form is not None
+                else not form.partition_value and not form.scan
+            )
+            self._load_table(app, self.table, form, open_form)
+        else:
+            self.choose_table(app)
+
+    def started(self, app: PagerApp) -> None:
+        warm = getattr(self._client, "warm", None)  # a LazyClient: make the real client now
+        if warm is not None:
+            warm()
+
+    def choose_table(self, app: PagerApp) -> None:
+        from dynotui.ui.screens.picker import PickerScreen
+
+        client = self._client
+
+        def listed(names: list[str]) -> None:
+            def chosen(name: str | None) -> None:
+                if name:
+                    self._load_table(app, name, QueryForm(), open_form=True)
+
+            app.push_screen(
+                PickerScreen(f"Tables ({len(names)}) — Enter opens one", [(n, n) for n in names]),
+                chosen,
+            )
+
+        app.call(lambda: list_tables(client), listed, lambda e: app.fail(e, "Tables"))
+
+    def edit_query(self, app: PagerApp, view: PagerView) -> None:
+        schema = self._schema_for(app, view)
+        if schema is not None:
+            self._edit(app, view, schema, self._form_of(app, view))
+
+    def choose_order(self, app: PagerApp, view: PagerView) -> None:
+        from dynotui.ui.screens.picker import PickerScreen
+
+        schema = self._schema_for(app, view)
+        if schema is None:
+            return
+        current = self._form_of(app, view)
+        choices = []
+        for order in schema.orders:
+            count = "?" if order.item_count is None else f"~{order.item_count:,}"
+            choices.append((order.name, f"{order.describe()} · {count} items"))
+
+        def chosen(name: str | None) -> None:
+            if name:
+                form, note = for_order(current, schema, name)
+                self._edit(app, view, schema, form, note)
+
+        app.push_screen(
+            PickerScreen(
+                f"Sort orders of {schema.name}\nItem counts: {schema.count_note()}", choices
+            ),
+            chosen,
+        )
+
+    def toggle_mode(self, app: PagerApp, view: PagerView) -> None:
+        query = view.query_shown
+        if isinstance(query, DynamoQuery):
+            mode = "fill" if query.spec.mode == "raw" else "raw"
+            self._restart_with(view, "Mode", mode=mode)
+        elif isinstance(query, PartiQLQuery):
+            self._partiql_has_no(view, "Mode")
+
+    def flip_direction(self, app: PagerApp, view: PagerView) -> None:
+        query = view.query_shown
+        if isinstance(query, DynamoQuery):
+            if query.spec.scan:
+                notify(view, "A Scan has no direction.", severity="warning")
+                return
+            self._restart_with(view, "Direction", descending=not query.form.descending)
+        elif isinstance(query, PartiQLQuery):
+            self._partiql_has_no(view, "Direction")
+
+    def count(self, app: PagerApp, view: PagerView) -> None:
+        from dynotui.dynamodb.count import CountResult, forecast
+        from dynotui.ui.dynamodb.count_screen import CountScreen
+
+        state = view.state
+        if state is None:
+            return
+        query = state.query
+        if not isinstance(query, DynamoQuery):
+            notify(
+                app,
+                "Count works on a Query or Scan (Select: COUNT); a PartiQL statement has none.",
+                severity="warning",
+            )
+            return
+        pager = state.pager
+        prediction = forecast(
+            query.schema, query.spec, pager.latest_reads(), pager.read_whole_result
+        )
+
+        def counted(result: CountResult | None) -> None:
+            if result is not None:
+                app.counted(view, result)
+
+        app.push_screen(CountScreen(self._client, query, prediction), counted)
+
+    def reconnect(self, app: PagerApp) -> None:
+        from dynotui.ui.dynamodb.connection_screen import ConnectionScreen
+
+        def chosen(options: ConnectionOptions | None) -> None:
+            if options is not None:
+                app.call(
+                    lambda: make_client(options),
+                    lambda client: self._reconnected(app, options, client),
+                    lambda error: app.fail(error, "Connection"),
+                )
+
+        app.push_screen(ConnectionScreen(self.options), chosen)
+
+    def compare_partner(self, query: Query) -> Query | None:
+        return None  # the user picks the other order (tab, o)
+
+    def code_target(self) -> object:
+        from dynotui.dynamodb.codegen import code_target  # only when code is asked for
+
+        return code_target(self._client)
+
+    def run(self, action: str, app: PagerApp, view: PagerView) -> None:
+        if action == "partiql":
+            self._partiql(app, view)
+
+    def close(self) -> None:
+        if self.opening is not None:
+            self.opening.close()
+
+    # -- opening a table ----------------------------------------------------------------
+
+    def _opened(self, app: PagerApp, opened: Opened) -> None:
+        """The table (and page 1) opened while the app loaded, as far as it got."""
+        view, form = app.main_view, self.form
+        view.end_opening(self.table or "")
+        if self.opening is not None and self.opening.label and self.opening.label != self._label:
+            self._label = self.opening.label  # as the client says
+            app.set_connection_label(self._label)
+        if opened.error is not None:
+            app.fail(opened.error, f"Table {self.table}")
+        if opened.schema is None:
+            if opened.error is None:
+                self.choose_table(app)
+            return
+        if opened.pager is not None and opened.page is not None and opened.spec is not None:
+            view.adopt(self._query(opened.schema, form, opened.spec), opened.pager, opened.page)
+        else:
+            self._edit(app, view, opened.schema, form)
+
+    def _load_table(self, app: PagerApp, name: str, form: QueryForm, open_form: bool) -> None:
+        """DescribeTable in the background; then the form, or the query straight away."""
+        client, view = self._client, app.main_view
+        view.begin_opening(name)
+
+        def described(schema: TableSchema) -> None:
+            if not view.end_opening(name):
+                return  # abandoned with Esc meanwhile
+            chosen = form if form.order in {o.name for o in schema.orders} else QueryForm()
+            if open_form:
+                self._edit(app, view, schema, chosen)
+                return
+            try:
+                spec = build_spec(schema, chosen)
+            except InputError as exc:
+                notify(view, str(exc), title="Query", severity="error")
+                self._edit(app, view, schema, chosen)
+                return
+            view.start(self._query(schema, chosen, spec))
+
+        def failed(error: BaseException) -> None:
+            if view.end_opening(name):
+                app.fail(error, f"Table {name}")
+
+        app.call(lambda: describe_table(client, name), described, failed)
+
+    # -- queries ------------------------------------------------------------------------
+
+    def _query(self, schema: TableSchema, form: QueryForm, spec: Any) -> DynamoQuery:
+        return DynamoQuery(schema, form, spec, self.measurements)
+
+    def _schema_for(self, app: PagerApp, view: PagerView) -> TableSchema | None:
+        """The table of ``view``'s query, else of the main view's (a compare side with no
+        query yet starts from the table the main view reads)."""
+        for query in (view.query_shown, app.main_view.query_shown):
+            if isinstance(query, DynamoQuery | PartiQLQuery):
+                return query.schema
+        return None
+
+    def _form_of(self, app: PagerApp, view: PagerView) -> QueryForm:
+        for query in (view.query_shown, app.main_view.query_shown):
+            if isinstance(query, DynamoQuery | PartiQLQuery):
+                return query.form
+        return QueryForm()
+
+    def _edit(
+        self,
+        app: PagerApp,
+        view: PagerView,
+        schema: TableSchema,
+        form: QueryForm,
+        note: str = "",
+    ) -> None:
+        """The query form, on ``view``'s query (the PartiQL tab for a statement)."""
+        from dynotui.ui.dynamodb.query_screen import QueryScreen
+
+        current = view.query_shown
+        statement, tab = None, "query-tab"
+        if isinstance(current, PartiQLQuery) and not note:
+            statement, tab = current.statement, "partiql-tab"
+
+        def done(query: DynamoDBQuery | None) -> None:
+            if query is not None:
+                view.start(self._with_measurements(query))
+
+        app.push_screen(QueryScreen(schema, form, note, statement, tab), done)
+
+    def _with_measurements(self, query: DynamoDBQuery) -> DynamoDBQuery:
+        if isinstance(query, DynamoQuery):
+            return DynamoQuery(query.schema, query.form, query.spec, self.measurements)
+        return query
+
+    def _partiql(self, app: PagerApp, view: PagerView) -> None:
+        from dynotui.ui.dynamodb.query_screen import QueryScreen
+
+        schema = self._schema_for(app, view)
+        if schema is None:
+            return
+        current = view.query_shown
+        statement = current.statement if isinstance(current, PartiQLQuery) else None
+
+        def done(query: DynamoDBQuery | None) -> None:
+            if query is not None:
+                view.start(self._with_measurements(query))
+
+        form = self._form_of(app, view)
+        app.push_screen(QueryScreen(schema, form, "", statement, "partiql-tab"), done)
+
+    def _restart_with(self, view: PagerView, what: str, **changes: Any) -> None:
+        """The same query with other options (mode, direction): a new stack, if valid."""
+        state = view.state
+        if state is None or not isinstance(state.query, DynamoQuery):
+            return
+        query = state.query
+        form = query.form.with_(**changes)
+        try:
+            spec = build_spec(query.schema, form)
+        except InputError as exc:
+            notify(view, f"{exc} — nothing was changed.", title=what, severity="error")
+            return
+        new = self._query(query.schema, form, spec)
+        if "mode" in changes:
+            # Page boundaries differ between modes: a new stack from where this one began.
+            view.start(
+                new, state.pager.start_key_of(1), note=f"{spec.mode} mode: a new cursor stack"
+            )
+        else:
+            order = "descending" if form.descending else "ascending"
+            view.start(new, None, note=f"{order}: a new cursor stack from the start")
+
+    def _partiql_has_no(self, view: PagerView, what: str) -> None:
+        notify(
+            view,
+            "A PartiQL statement pages one ExecuteStatement call per page, in the order its "
+            "SELECT reads: no fill mode, no direction to flip.",
+            title=what,
+            severity="warning",
+        )
+
+    # -- the connection -----------------------------------------------------------------
+
+    def _reconnected(self, app: PagerApp, options: ConnectionOptions, client: Any) -> None:
+        if self.opening is not None:
+            self.opening.close()  # its child read for the old connection: not needed now
+        self._client = client
+        self.options = options
+        self._label = describe(client, options)
+        app.set_connection_label(self._label)
+        for view in app.views:
+            if view.client is not None:
+                view.use_client(client)
+        notify(
+            app,
+            f"Connected to {self._label}. The stacks are kept; R retries a failed move.",
+            title="Connection",
+        )

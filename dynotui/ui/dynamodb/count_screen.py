@@ -1,0 +1,182 @@
+"""Count a query's matches: the forecast first, then a progress bar with the running cost,
+cancellable at any call; the result says when it was taken and what it cost."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Label, ProgressBar, Static
+
+from dynotui.core.cancel import CancelToken
+from dynotui.core.errors import error_words
+from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count
+from dynotui.ui.background import Failed, Outcome, run_in_background
+from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.widgets.safe_text import plain, plain_lines
+from dynotui.ui.widgets.words import plural
+
+DRIFT = (
+    "A count is a snapshot of a moving table: writes made while it ran, or since, make it drift."
+)
+
+
+def forecast_text(forecast: Forecast, scan: bool) -> Text:
+    text = Text()
+    text.append("Forecast (known for free, before any read)\n", style="bold")
+    items = "unknown" if forecast.items is None else f"~{forecast.items:,}"
+    units = "unknown" if forecast.read_units is None else f"~{forecast.read_units:,g} RCU"
+    text.append(f"Items to read: {items}    Capacity: {units}\n")
+    text.append(plain_lines(forecast.basis + "\n", style="dim"))
+    text.append(
+        "Select: COUNT reads, and bills, every item the "
+        + ("Scan covers" if scan else "key condition covers")
+        + ", 1 MB per call, then applies the filter.\n"
+    )
+    return text
+
+
+def progress_text(step: CountProgress) -> Text:
+    return Text(
+        f"Count {step.count:,} · scanned {step.scanned:,} · {step.capacity:g} RCU · "
+        f"{plural(step.calls, 'call')} · {step.rate:,.0f} items/s · {step.seconds:.1f} s"
+    )
+
+
+def result_text(result: CountResult) -> Text:
+    text = Text()
+    if result.complete:
+        text.append(f"{result.count:,} matches", style="bold green")
+    else:
+        text.append(
+            f"Stopped: at least {result.count:,} matches (a partial count)", style="bold yellow"
+        )
+    when = result.taken_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    cost = f"{result.capacity.total:g} RCU" if result.capacity else "not reported"
+    text.append(
+        f"\nTaken {when} · scanned {result.scanned:,} · cost {cost} · "
+        f"{plural(result.calls, 'call')} · {result.seconds:.1f} s"
+    )
+    if result.retries:
+        text.append(f" · {result.retries} retries")
+    forecast = result.forecast
+    if forecast.read_units is not None and result.capacity is not None:
+        text.append(
+            f"\nForecast {forecast.read_units:,g} RCU, measured {result.capacity.total:g} RCU "
+            f"({result.capacity.total / forecast.read_units:.2f}x)"
+        )
+    text.append("\n" + DRIFT, style="dim")
+    return text
+
+
+class CountStep(Message):
+    def __init__(self, step: CountProgress) -> None:
+        super().__init__()
+        self.step = step
+
+
+class CountDone(Message):
+    def __init__(self, outcome: Outcome[CountResult]) -> None:
+        super().__init__()
+        self.outcome = outcome
+
+
+class CountScreen(ModalScreen[CountResult | None]):
+    BINDINGS = [
+        Binding("escape", "stop_or_close", "Stop / close"),
+        Binding("ctrl+s,enter", "run", "Count"),
+    ]
+
+    def __init__(self, client: object, query: DynamoQuery, forecast: Forecast) -> None:
+        super().__init__()
+        self.client = client
+        self.count_query = query
+        self.forecast = forecast
+        self.token: CancelToken | None = None
+        self.result: CountResult | None = None
+
+    def compose(self) -> ComposeResult:
+        spec = self.count_query.spec
+        with Vertical(id="count-box", classes="modal-box"):
+            yield Label(
+                plain(f"Count {self.count_query.conditions_text()} on {self.count_query.table}"),
+                classes="modal-title",
+            )
+            yield Static(forecast_text(self.forecast, spec.scan), id="count-forecast")
+            if spec.scan:
+                with Horizontal(classes="switch-row"):
+                    yield Label("Parallel segments (Scan):", classes="switch-label")
+                    yield Input(value="1", id="segments")
+            yield Label(
+                "Enter counts; Esc stops a count at its next call, or closes.", id="count-hint"
+            )
+            yield ProgressBar(total=self.forecast.items, show_eta=True, id="count-progress")
+            yield Static("", id="count-details")
+            yield Label("", id="count-error", classes="field-error")
+        yield Footer()
+
+    def action_run(self) -> None:
+        if self.token is not None:
+            return
+        segments = 1
+        if self.count_query.spec.scan:
+            text = self.query_one("#segments", Input).value.strip()
+            if not text.isdigit() or not 1 <= int(text) <= 64:
+                self.query_one("#count-error", Label).update("segments: a whole number, 1 to 64")
+                return
+            segments = int(text)
+        token = self.token = CancelToken()
+        query, client, forecast = self.count_query, self.client, self.forecast
+
+        def report(step: CountProgress) -> None:
+            self.post_message(CountStep(step))
+
+        def work() -> CountResult:
+            return count(
+                client,
+                query.spec,
+                query.schema,
+                segments=segments,
+                cancel=token,
+                progress=report,
+                prediction=forecast,
+            )
+
+        self.query_one("#count-hint", Label).update("Counting… Esc stops at the next call.")
+        run_in_background(self, work, CountDone)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_run()
+
+    @on(CountStep)
+    def _step(self, message: CountStep) -> None:
+        bar = self.query_one(ProgressBar)
+        if bar.total is not None:
+            bar.update(progress=min(message.step.scanned, bar.total))
+        self.query_one("#count-details", Static).update(progress_text(message.step))
+
+    @on(CountDone)
+    def _done(self, message: CountDone) -> None:
+        outcome = message.outcome
+        if isinstance(outcome, Failed):
+            self.query_one("#count-error", Label).update(plain_lines(error_words(outcome.error)))
+            self.token = None
+            return
+        self.result = result = outcome.value
+        bar = self.query_one(ProgressBar)
+        if result.complete:
+            bar.update(total=max(result.scanned, 1), progress=result.scanned)
+        self.query_one("#count-details", Static).update(result_text(result))
+        self.query_one("#count-hint", Label).update(
+            "Esc closes; the count stays in the status line."
+        )
+
+    def action_stop_or_close(self) -> None:
+        if self.token is not None and self.result is None:
+            self.token.cancel()  # the partial result arrives as CountDone
+            return
+        self.dismiss(self.result)

@@ -1,0 +1,285 @@
+"""The query form: every field of a Query or Scan, or a PartiQL SELECT; errors shown at
+the field.
+
+The switches and the mode come first, so they are in view on any terminal; an error
+stays next to its field until that field changes. It dismisses with the new query,
+ready to start: a ``DynamoQuery`` or a ``PartiQLQuery``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import (
+    Button,
+    Footer,
+    Input,
+    Label,
+    Select,
+    Switch,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
+
+from dynotui.core.errors import FieldError, InputError
+from dynotui.dynamodb.dynamo_json import to_wire
+from dynotui.dynamodb.partiql import Statement, parse_parameters
+from dynotui.dynamodb.query_form import QueryForm, build_spec
+from dynotui.dynamodb.schema import SortOrder, TableSchema
+from dynotui.dynamodb.spec import PAGE_SIZE_MAX, SORT_OPERATORS, typed_value
+from dynotui.ui.dynamodb.partiql import PartiQLQuery
+from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.widgets.safe_text import plain, plain_lines
+
+TEXT_FIELDS = (
+    ("partition_value", "Partition key value"),
+    ("sort_value", "Sort key value"),
+    ("sort_value2", "… and (BETWEEN)"),
+    ("filter", "Filter expression (bare names are fine: status = :r)"),
+    ("values", 'Filter values, JSON: {":r": "RETURNED"}'),
+    ("projection", "Projection (empty: all projected attributes)"),
+    ("page_size", "Page size (1-1000)"),
+    ("max_rounds", "Max rounds (fill mode)"),
+)
+SWITCHES = (
+    ("scan", "Scan"),
+    ("descending", "Descending"),
+    ("consistent_read", "Consistent read"),
+)
+
+
+def default_statement(schema: TableSchema, form: QueryForm) -> tuple[str, str]:
+    """A first SELECT for the PartiQL tab: this table, its partition key, the form's value."""
+    order = schema.order(form.order)
+    source = f'"{schema.name}"' + (f'."{order.name}"' if order.index_name else "")
+    key = order.partition_key
+    text = f'SELECT * FROM {source} WHERE "{key.name}" = ?'
+    try:
+        value = (
+            typed_value(key, form.partition_value, "partition key")
+            if form.partition_value
+            else None
+        )
+    except InputError:
+        value = None
+    parameters = json.dumps([to_wire({"v": value})["v"]]) if value else ""
+    return text, parameters
+
+
+class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Cancel"),
+        Binding("ctrl+s", "run", "Run query"),
+        Binding("ctrl+t", "switch_tab", "Query / PartiQL"),
+    ]
+
+    def __init__(
+        self,
+        schema: TableSchema,
+        form: QueryForm,
+        note: str = "",
+        statement: Statement | None = None,
+        tab: str = "query-tab",
+    ) -> None:
+        super().__init__()
+        self.schema = schema
+        self.form = form
+        self.note = note
+        self.statement = statement
+        self.tab = tab
+        self.order: SortOrder = schema.order(form.order)
+
+    def compose(self) -> ComposeResult:
+        order = self.order
+        sort = f" / sort key {order.sort_key}" if order.sort_key else " (no sort key)"
+        with Vertical(id="query-box", classes="modal-box"):
+            yield Label(
+                plain(
+                    f"{self.schema.name} · {order.name} ({order.kind}): partition key "
+                    f"{order.partition_key}{sort}"
+                ),
+                id="query-title",
+                classes="modal-title",
+            )
+            if self.note:
+                yield Label(plain_lines(self.note), id="query-note", classes="field-error")
+            yield Label("", id="form-error", classes="field-error")
+            with TabbedContent(initial=self.tab, id="query-tabs"):
+                with TabPane("Query or Scan", id="query-tab"):
+                    yield from self._query_fields()
+                with TabPane("PartiQL", id="partiql-tab"):
+                    yield from self._partiql_fields()
+            with Horizontal(id="query-buttons"):
+                yield Button("Run (ctrl+s)", variant="primary", id="run")
+                yield Button("Cancel", id="cancel")
+        yield Footer()
+
+    def _partiql_fields(self) -> ComposeResult:
+        if self.statement is not None:
+            text = self.statement.text
+            parameters = json.dumps([to_wire({"v": p})["v"] for p in self.statement.parameters])
+            page_size, consistent = str(self.statement.page_size), self.statement.consistent_read
+        else:
+            text, parameters = default_statement(self.schema, self.form)
+            page_size, consistent = self.form.page_size, False
+        with VerticalScroll():
+            yield Label("SELECT statement (only SELECT is run; ? marks a parameter)")
+            yield TextArea(text, id="statement", classes="statement")
+            yield Label("", id="statement-error", classes="field-error")
+            yield Label('Parameters for the ?s, in order, DynamoDB JSON: [{"S": "acme"}]')
+            yield Input(value=parameters, id="parameters")
+            yield Label("", id="parameters-error", classes="field-error")
+            yield Label("Page size (1-1000): ExecuteStatement's Limit")
+            yield Input(value=page_size, id="partiql_page_size")
+            yield Label("", id="partiql_page_size-error", classes="field-error")
+            with Horizontal(classes="switch-row"):
+                yield Switch(value=consistent, id="partiql_consistent")
+                yield Label("Consistent read", classes="switch-label")
+
+    def _query_fields(self) -> ComposeResult:
+        order = self.order
+        with VerticalScroll():
+            with Horizontal(classes="switch-row"):
+                yield Select(
+                    [
+                        ("raw: one call per page", "raw"),
+                        ("fill: fixed-size pages", "fill"),
+                    ],
+                    value=self.form.mode,
+                    allow_blank=False,
+                    id="mode",
+                )
+                for name, label in SWITCHES:
+                    yield Switch(value=bool(getattr(self.form, name)), id=name)
+                    yield Label(label, classes="switch-label")
+            for name, _ in SWITCHES:
+                yield Label("", id=f"{name}-error", classes="field-error")
+            for name, label in TEXT_FIELDS:
+                if name == "sort_value":
+                    yield Label("Sort key condition")
+                    yield Select(
+                        [(op, op) for op in SORT_OPERATORS],
+                        value=self.form.sort_operator or Select.NULL,
+                        prompt="(none)",
+                        id="sort_operator",
+                        disabled=order.sort_key is None,
+                    )
+                yield Label(label)
+                yield Input(value=str(getattr(self.form, name)), id=name)
+                yield Label("", id=f"{name}-error", classes="field-error")
+
+    def on_mount(self) -> None:
+        if not self.order.strongly_consistent_allowed:
+            switch = self.query_one("#consistent_read", Switch)
+            switch.value = False
+            switch.disabled = True
+            self.query_one("#consistent_read-error", Label).update(
+                plain(f"'{self.order.name}' is a GSI: GSIs serve only eventually consistent reads")
+            )
+        if self.tab == "partiql-tab":
+            self.query_one("#statement", TextArea).focus()
+        else:
+            self.query_one("#partition_value", Input).focus()
+
+    def read_form(self) -> QueryForm:
+        fields: dict[str, object] = {
+            name: self.query_one(f"#{name}", Input).value for name, _ in TEXT_FIELDS
+        }
+        fields.update({name: self.query_one(f"#{name}", Switch).value for name, _ in SWITCHES})
+        operator = self.query_one("#sort_operator", Select).value
+        fields["sort_operator"] = "" if operator is Select.NULL else str(operator)
+        fields["mode"] = str(self.query_one("#mode", Select).value)
+        return self.form.with_(**fields)
+
+    def _clear(self, field: str) -> None:
+        if field == "consistent_read" and not self.order.strongly_consistent_allowed:
+            return
+        for label in self.query(f"#{field}-error").results(Label):
+            label.update("")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id:
+            self._clear(event.input.id)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._clear("statement")
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        if event.switch.id:
+            self._clear(event.switch.id)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "sort_operator":
+            self._clear("sort_value")
+
+    def action_switch_tab(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        tabs.active = "partiql-tab" if tabs.active == "query-tab" else "query-tab"
+        if tabs.active == "partiql-tab":
+            self.query_one("#statement", TextArea).focus()
+        else:
+            self.query_one("#partition_value", Input).focus()
+
+    def _run_partiql(self) -> None:
+        for name in ("statement", "parameters", "partiql_page_size"):
+            self._clear(name)
+        size_text = self.query_one("#partiql_page_size", Input).value.strip()
+        if not size_text.isdigit() or not 1 <= int(size_text) <= PAGE_SIZE_MAX:
+            self._show(
+                "partiql_page_size", f"page size must be 1 to {PAGE_SIZE_MAX}, got {size_text!r}"
+            )
+            return
+        try:
+            parameters = parse_parameters(self.query_one("#parameters", Input).value)
+        except InputError as exc:
+            self._show("parameters", str(exc))
+            return
+        statement = Statement(
+            self.query_one("#statement", TextArea).text,
+            parameters,
+            int(size_text),
+            self.query_one("#partiql_consistent", Switch).value,
+        )
+        try:
+            statement.check()
+        except InputError as exc:
+            self._show("statement", str(exc))
+            return
+        self.dismiss(PartiQLQuery(self.schema, self.form, statement))
+
+    def _show(self, field: str, message: str) -> None:
+        """The error beside its field (a field with no place of its own: under the title)."""
+        label = next(iter(self.query(f"#{field}-error").results(Label)), None)
+        (label or self.query_one("#form-error", Label)).update(plain_lines(message))
+        self.notify(
+            plain_lines(message).plain, title="Check the query", severity="error", markup=False
+        )
+
+    def action_run(self) -> None:
+        if self.query_one(TabbedContent).active == "partiql-tab":
+            self._run_partiql()
+            return
+        for name, _ in (*TEXT_FIELDS, *SWITCHES, ("form", "")):
+            self._clear(name)
+        form = self.read_form()
+        try:
+            spec = build_spec(self.schema, form)
+        except InputError as exc:
+            field = exc.field if isinstance(exc, FieldError) else "form"
+            self._show("sort_value" if field == "sort_operator" else field, str(exc))
+            return
+        self.dismiss(DynamoQuery(self.schema, form, spec))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_run()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "run":
+            self.action_run()
+        else:
+            self.dismiss(None)

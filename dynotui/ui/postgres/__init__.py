@@ -1,0 +1,1 @@
+"""PostgreSQL in the pager app: its adapter, its query and its own screens."""

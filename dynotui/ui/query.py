@@ -1,0 +1,87 @@
+"""What a view needs from a query, whichever database it reads: its words, columns,
+cells, whole items and code. Each adapter implements it (``ui/dynamodb``: a Query or
+Scan, a PartiQL SELECT; ``ui/postgres``: a table in one order).
+
+Items and boundaries are the source's own (a DynamoDB item, a PostgreSQL row of text; an
+ExclusiveStartKey, a NextToken, sort values): the core keeps them opaque, so here they
+are ``Item`` and ``Boundary``, and only the query that made them looks inside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from dynotui.core.page import Page
+from dynotui.core.source import Source
+
+Item = Any  # the source's own item: only its query reads it
+Boundary = Any  # the source's own start key: only its query reads it
+Clock = Callable[[], float]
+
+
+class Query(Protocol):
+    @property
+    def table(self) -> str:
+        """The table read, as the user names it."""
+
+    @property
+    def order_name(self) -> str:
+        """The order read: two queries with equal ``order_name`` read in the same order."""
+
+    @property
+    def mode(self) -> str:
+        """How pages are cut: raw or fill, keyset or offset; a PartiQL page is one call."""
+
+    def make_source(self, client: object, clock: Clock) -> Source:
+        """The source that reads this query's pages through ``client``; raises InputError
+        when the query cannot be read as it is."""
+
+    def title(self) -> str:
+        """The query line: what is read, from where, in which order and mode."""
+
+    def notes(self, page: Page[Any]) -> list[str]:
+        """Facts about a page for the status line (rows tied on an index key)."""
+
+    def conditions(self) -> frozenset[str]:
+        """The result set's identity: two queries with equal conditions read the same rows."""
+
+    def conditions_text(self) -> str:
+        """The conditions in words: ``customer = 'acme' AND status = 'RETURNED'``."""
+
+    def key_columns(self) -> tuple[str, ...]:
+        """The columns that come first: index keys, then table keys."""
+
+    def known_columns(self) -> tuple[str, ...]:
+        """Columns to show even when no item of a page has them."""
+
+    def cells(self, item: Item) -> dict[str, str]:
+        """An item's cells by column, as plain visible text."""
+
+    def boundary_text(self, key: Boundary) -> str:
+        """A page boundary in one line."""
+
+    def item_json(self, item: Item, typed: bool) -> str:
+        """A whole item: plain JSON, or the database's own typed JSON."""
+
+    def item_formats(self) -> tuple[str, str]:
+        """The names of the two formats of ``item_json``."""
+
+    def page_lines(self, items: Sequence[Item]) -> str:
+        """A page as JSON lines."""
+
+    def key_json(self, key: Boundary) -> str:
+        """A boundary as JSON, to copy."""
+
+    def code(self, page: Page[Any], target: object) -> dict[str, str]:
+        """Code that reproduces ``page`` from its boundary, by language; ``target`` is what
+        the adapter's ``code_target`` gives (endpoint, credentials, URI)."""
+
+
+class Counted(Protocol):
+    """A finished count, kept for its query (by scope) and shown in the status line."""
+
+    @property
+    def scope(self) -> str: ...
+
+    def summary(self) -> str: ...

@@ -1,0 +1,60 @@
+"""Every key: dynotui's own first, the grid's generic ones last. Esc closes it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, Static
+
+from dynotui.ui.actions import Action
+
+GRID_KEYS = (
+    ("↑ ↓", "move the row cursor"),
+    ("← →", "scroll a wide grid sideways"),
+    ("PgUp PgDn", "a screenful up or down"),
+    ("Home End", "first or last row (ctrl+home in the grid)"),
+    ("Enter", "open the selected item"),
+    ("ctrl+p", "command palette: every action by name"),
+)
+
+
+def key_label(key: str) -> str:
+    names = {
+        "question_mark": "?",
+        "number_sign": "#",
+        "left_square_bracket": "[",
+        "right_square_bracket": "]",
+        "escape": "Esc",
+        "full_stop": ".",
+    }
+    return " / ".join(names.get(k, k) for k in key.split(","))
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    def __init__(self, actions: Sequence[Action]) -> None:
+        super().__init__()
+        self.actions = actions
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        for action in self.actions:
+            table.add_row(key_label(action.keys), Text(f"{action.title}: {action.help}"))
+        table.add_row("", "")
+        table.add_row(Text("The grid", style="bold underline"), "")
+        for key, text in GRID_KEYS:
+            table.add_row(key, text)
+        with Vertical(id="help-box", classes="modal-box"):
+            yield Label("Keys — Esc closes", id="help-title", classes="modal-title")
+            with VerticalScroll():
+                yield Static(table, id="help-keys")
+        yield Footer()

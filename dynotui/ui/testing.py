@@ -1,0 +1,33 @@
+"""Waiting for the app to be still: for the tests, the screenshot script and benchmarks."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from textual.app import App
+from textual.pilot import Pilot
+
+from dynotui.ui import background
+from dynotui.ui.widgets.pager_view import PagerView
+
+
+def busy(app: App[None]) -> bool:
+    for screen in app.screen_stack:
+        for view in screen.query(PagerView):
+            if view.reading or view.target is not None or view.opening is not None:
+                return True
+    return False
+
+
+async def settle(pilot: Pilot[None], timeout: float = 60.0) -> None:
+    """Until no view is reading (reads run in daemon threads) and the screen is redrawn."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    deadline = time.monotonic() + timeout
+    while busy(pilot.app) or background.in_flight():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app kept reading")
+        await asyncio.sleep(0.01)
+        await pilot.pause()
+    await pilot.pause()

@@ -1,0 +1,126 @@
+"""The compare view's top line: each side in one line, then how they compare.
+
+It compares like with like: cost per matching item over each side's stack, naming the two
+result sets, since two orders often read different ones; where both sides show the same
+page read two ways (keyset and OFFSET, raw and fill), that page's cost, one ratio in one
+unit, each side named.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from dynotui.core.page import Page
+from dynotui.core.pager import Pager
+from dynotui.core.text import visible
+from dynotui.ui.query import Query
+from dynotui.ui.widgets.safe_text import TextStatic
+from dynotui.ui.widgets.words import times
+
+Side = tuple[Query, Pager] | None
+
+
+def _per_match(pager: Pager) -> float | None:
+    cost = pager.totals.cost
+    if cost is None or not cost.matched or cost.headline is None:
+        return None
+    return float(cost.headline) / float(cost.matched)
+
+
+def _matches(pager: Pager) -> str:
+    count = pager.totals.count
+    complete = not pager.can_advance and pager.start_key_of(1) is None
+    return f"all {count:,} matches" if complete else f"{count:,} matches so far"
+
+
+def _name(query: Query) -> str:
+    return f"{query.order_name} ({query.mode})"
+
+
+def side_summary(arrow: str, side: Side) -> str:
+    if side is None or side[1].current is None:
+        return f"{arrow} no page yet"
+    query, pager = side
+    page = pager.current
+    assert page is not None
+    cost = page.cost
+    unit = cost.unit
+    headline = "not reported" if cost.headline is None else f"{cost.headline:g} {unit}"
+    per = _per_match(pager)
+    per_text = f"{per:.3g} {unit}/match" if per is not None else "no match yet"
+    read = page.scanned_count
+    return (
+        f"{arrow} {_name(query)}: page {page.number} · {headline} · scanned "
+        f"{'?' if read is None else f'{read:,}'} · count {page.count:,} · waste "
+        f"{page.waste_ratio:.0%} · {per_text} · {_matches(pager)}"
+    )
+
+
+def comparison(left: Side, right: Side) -> str:
+    """How the two sides compare, naming their result sets when they differ."""
+    if left is None or right is None or left[1].current is None or right[1].current is None:
+        return "Read a page on both sides to compare them."
+    (lq, lp), (rq, rp) = left, right
+    same = lq.conditions() == rq.conditions()
+    if same and lq.order_name == rq.order_name and lq.mode != rq.mode:
+        sets = (
+            f"Same result set ({lq.conditions_text()}) in the same order, paged two ways "
+            f"({lq.mode} and {rq.mode})"
+        )
+    elif same:
+        sets = f"Same result set ({lq.conditions_text()}), read in two orders"
+    else:
+        sets = (
+            f"Different result sets: left reads {lq.conditions_text()}; right reads "
+            f"{rq.conditions_text()}"
+        )
+    page = _same_page(lp.current, rp.current)
+    if page:
+        return f"{sets}. {page}"
+    a, b = _per_match(lp), _per_match(rp)
+    if a is None or b is None:
+        return f"{sets}. No ratio until both sides have matched an item."
+    assert lp.current is not None
+    unit = lp.current.cost.unit
+    ratio = b / a if a else None
+    if ratio is None:
+        verdict = "left costs nothing per match"
+    elif 0.95 <= ratio <= 1.05:
+        verdict = "right costs the same as left"
+    else:
+        verdict = f"right costs {times(ratio)} what left costs"
+    return f"{sets}. Per matching item ({unit}), {verdict} ({b:.3g} against {a:.3g})."
+
+
+def _same_page(a: Page[Any] | None, b: Page[Any] | None) -> str:
+    """Page k read two ways: what that one page cost each, as one named ratio."""
+    if a is None or b is None or a.number != b.number or a.mode == b.mode:
+        return ""
+    x, y = a.cost.headline, b.cost.headline
+    if x is None or y is None:
+        return ""
+    unit = a.cost.unit
+    ratio = f": {times(y / x)} left's" if x else ""
+    text = f"Page {a.number:,}, {unit}: left ({a.mode}) {x:,g}, right ({b.mode}) {y:,g}{ratio}."
+    tx, ty = a.cost.server_ms, b.cost.server_ms
+    if tx is not None and ty is not None:
+        text += f" The server executed them in {tx:,.2f} and {ty:,.2f} ms."
+    else:
+        text += f" Round trips {a.cost.latency_ms:,.2f} and {b.cost.latency_ms:,.2f} ms."
+    return text
+
+
+class CompareLine(TextStatic):
+    def show_sides(
+        self, left: Side, right: Side, *, single: bool = False, active: str = "left"
+    ) -> None:
+        """Both sides and their comparison; ``single``: only the ``active`` side is on
+        screen (a small terminal), and the line says how to see the other."""
+        line = Text(visible(side_summary("◀", left)) + "\n" + visible(side_summary("▶", right)))
+        line.append("\n" + visible(comparison(left, right)), style="bold")
+        if single:
+            other = "right" if active == "left" else "left"
+            line.append(f"\nShowing the {active} side: tab shows the {other}.", style="dim")
+        self.show(line)
