@@ -27,6 +27,8 @@ BY_LABEL = "PostgreSQL boundary row (JSON object by column)"
 
 def unwrap(found: ForeignText) -> ForeignCursor:
     data = found.data
+    if isinstance(data, list | dict) and not data:
+        raise ForeignCursorError("the boundary row is empty: it holds no sort values")
     if isinstance(data, list):
         return ForeignCursor(BY_POSITION, found.wrapping, data)
     if isinstance(data, dict):
