@@ -346,3 +346,15 @@ def test_the_fuzz_corpus_exits_2_with_one_line_each(ddb, demo_table, capsys, mon
             assert captured.out == ""
     code = main([*partiql, "--foreign-token", b64url(json.dumps({"customer": {"S": "acme"}}))])
     assert code == 2 and "resumes only from dynotui's signed tokens" in capsys.readouterr().err
+
+
+def test_cursor_verify_says_a_foreign_cursor_has_no_signature(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("DYNOTUI_CURSOR_SECRET", "test-secret-0123456789")
+    token = base64.b64encode(json.dumps({"ExclusiveStartKey": {"pk": {"S": "a"}}}).encode())
+    assert main(["cursor", "verify", token.decode(), "--table-name", "t", "--scan"]) == 2
+    err = capsys.readouterr().err
+    assert "foreign cursor (AWS CLI NextToken, base64 of JSON), which has no signature" in err
+    assert main(["cursor", "decode", token.decode()]) == 0
+    decoded = json.loads(capsys.readouterr().out)
+    assert decoded["format"] == "AWS CLI NextToken" and decoded["signed"] is False
+    assert decoded["start_key"] == {"pk": {"S": "a"}}

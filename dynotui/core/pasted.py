@@ -8,7 +8,6 @@ edited token is refused rather than read as an unsigned key.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 
 from dynotui.core.cursor import CursorError, CursorSigner, decode, duration
 from dynotui.core.errors import InputError
+from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.core.foreign import (
     ForeignCursorError,
     ForeignReader,
@@ -75,7 +75,7 @@ def open_pasted(
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    return exact_dumps(value, indent=2)  # a plain JSON key's numbers keep their digits
 
 
 def _describe_token(
