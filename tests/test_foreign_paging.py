@@ -27,8 +27,9 @@ from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.core.foreign import read_foreign
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.dynamo_json import plain_item, to_wire
-from dynotui.dynamodb.foreign import DynamoForeign
+from dynotui.dynamodb.foreign import DynamoForeign, foreign_reader
 from dynotui.dynamodb.foreign_skip import resolve_start
+from dynotui.dynamodb.partiql import PartiQLSource, statement_from
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import from_expressions
@@ -198,7 +199,8 @@ def test_botocore_paginator_tokens_on_an_lsi(client, demo_table) -> None:
         mode="fill",
     )
     source = QuerySource(client, spec, schema)
-    reader = DynamoForeign(schema, spec)
+    reader = foreign_reader(source)
+    assert isinstance(reader, DynamoForeign)
     truth = wire_items(client, **params)
     paginator = client.get_paginator("query")
     full = paginator.paginate(**params, PaginationConfig={"MaxItems": 9, "PageSize": 4})
@@ -206,6 +208,8 @@ def test_botocore_paginator_tokens_on_an_lsi(client, demo_table) -> None:
     assert TokenDecoder().decode(inside)["boto_truncate_amount"] == 1
     resolved = resolve_start(source, reader.fit(reader.unwrap(read_foreign(inside))))
     assert resolved.passed_over == 1 and resolved.cost is not None and resolved.cost.requests >= 1
+    assert "Page 1 starts 1 item(s) past the cursor's key" in resolved.note
+    assert "RCU" in resolved.note and "anyone could have edited it" in resolved.note
     page = Pager(source, start_key=resolved.start_key).next()
     assert [to_wire(i) for i in page.items] == truth[9:14]
 
@@ -344,6 +348,8 @@ def test_the_fuzz_corpus_exits_2_with_one_line_each(ddb, demo_table, capsys, mon
             assert captured.err.count("\n") == 1 and captured.err.startswith("dynotui: ")
             assert "Traceback" not in captured.err and "\x1b" not in captured.err
             assert captured.out == ""
+    statement_source = PartiQLSource(None, statement_from(statement, '[{"S": "a"}]', 5))
+    assert foreign_reader(statement_source) is None
     code = main([*partiql, "--foreign-token", b64url(json.dumps({"customer": {"S": "acme"}}))])
     assert code == 2 and "resumes only from dynotui's signed tokens" in capsys.readouterr().err
 

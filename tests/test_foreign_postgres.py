@@ -129,3 +129,6 @@ def test_a_row_that_does_not_fit_the_order_is_refused(pg_uri: str) -> None:
         pages(pg_uri, *order, "--mode", "offset", "--foreign-token", '["2026-09-01", 3]'),
         "read with OFFSET",
     )
+    refused = pages(pg_uri, *order, "--starting-token", '["2026-09-01", 3]')
+    one_line_error(refused, "this is a foreign cursor (PostgreSQL boundary row (JSON list))")
+    assert "--foreign-token JSON" in refused.stderr and "exclusive" not in refused.stderr

@@ -28,6 +28,7 @@ from dynotui.dynamodb.foreign_skip import resolve_start
 from dynotui.dynamodb.source import QuerySource
 
 FOREIGN_FLAGS = "--foreign-token TEXT, or a start key as --exclusive-start-key JSON"
+PG_FOREIGN_FLAGS = "--foreign-token JSON (a boundary row)"
 KEY_PRODUCERS = ("DynamoDB JSON start key", "plain JSON start key")
 
 
@@ -79,7 +80,11 @@ def _a(words: str) -> str:
 
 
 def _verified(
-    text: str, signer: Callable[[], CursorSigner], source: Source, reader: ForeignReader | None
+    text: str,
+    signer: Callable[[], CursorSigner],
+    source: Source,
+    reader: ForeignReader | None,
+    flags: str,
 ) -> Any:
     try:
         return source.key_from_json(signer().verify(text, source.scope()))
@@ -91,11 +96,11 @@ def _verified(
             what = reader.unwrap(found).what if reader else found.wrapping
         except CursorError:
             raise CursorError(
-                exc.reason, f"{exc}; a cursor dynotui did not sign goes to {FOREIGN_FLAGS}"
+                exc.reason, f"{exc}; a cursor dynotui did not sign goes to {flags}"
             ) from None
         raise InputError(
             f"--starting-token takes the signed tokens dynotui prints (next_token); this is a "
-            f"foreign cursor ({what}), which goes to {FOREIGN_FLAGS}"
+            f"foreign cursor ({what}), which goes to {flags}"
         ) from None
 
 
@@ -107,6 +112,7 @@ def starting_point(
     *,
     what: str = "this read",
     resolve: Callable[[ForeignStart], Start] | None = None,
+    flags: str = FOREIGN_FLAGS,
 ) -> Start:
     """Page 1's boundary from --starting-token, --foreign-token or --exclusive-start-key
     (at most one). ``resolve`` turns a foreign start into page 1's boundary (DynamoDB
@@ -126,7 +132,7 @@ def starting_point(
         return Start()
     flag, text = given[0]
     if flag == "--starting-token":
-        return Start(_verified(text, signer, source, reader))
+        return Start(_verified(text, signer, source, reader, flags))
     start = _foreign_start(text, flag, reader, what)
     if resolve is not None:
         return resolve(start)

@@ -327,7 +327,7 @@ def pg_page_json(page: Page[Any], next_token: str | None) -> dict[str, Any]:
 
 
 def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
-    from dynotui.cli.foreign_options import check_pg_start, pg_start
+    from dynotui.cli.foreign_options import PG_FOREIGN_FLAGS, check_pg_start, pg_start
     from dynotui.cli.postgres_options import (
         check_no_dynamodb_flags,
         connect_from_args,
@@ -348,6 +348,7 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
             signer,
             PgForeign(source.query, source.key_from_json),
             resolve=lambda found: pg_start(session, source.query, found),
+            flags=PG_FOREIGN_FLAGS,
         )
         return page_through(source, args, signer, out, pg_page_json, exact=False, start=start)
     finally:

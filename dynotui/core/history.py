@@ -395,11 +395,15 @@ class HistoryStore:
             finally:
                 os.close(folder_fd)
 
-    def _change(self, change: Callable[[list[HistoryEntry]], list[HistoryEntry]]) -> None:
+    def _change(self, change: Callable[[list[HistoryEntry]], list[HistoryEntry] | None]) -> None:
+        """Read, change and replace the file under the lock (``change`` returning None:
+        nothing to write)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             with _locked(self.path.with_name(f".{FILE_NAME}.lock")):
-                self._write(change(self._read()))
+                changed = change(self._read())
+                if changed is not None:
+                    self._write(changed)
         except HistoryError:
             raise
         except OSError as exc:
@@ -447,7 +451,7 @@ class HistoryStore:
             raise HistoryError(f"this page's start key is too large to keep ({size:,} bytes)")
         found = False
 
-        def change(old: list[HistoryEntry]) -> list[HistoryEntry]:
+        def change(old: list[HistoryEntry]) -> list[HistoryEntry] | None:
             nonlocal found
             updated = []
             for entry in old:
@@ -457,7 +461,7 @@ class HistoryStore:
                         entry, page=page, boundary=boundary, cost=dict(cost), viewed_at=self.clock()
                     )
                 updated.append(entry)
-            return updated
+            return updated if found else None
 
         self._change(change)
         return found

@@ -31,7 +31,7 @@ from dynotui.core.foreign import ForeignCursor, ForeignCursorError, ForeignStart
 from dynotui.dynamodb.condition import conjuncts
 from dynotui.dynamodb.dynamo_json import number_problem, to_wire
 from dynotui.dynamodb.schema import KeyAttribute, SortOrder, TableSchema
-from dynotui.dynamodb.source import start_key_from_json
+from dynotui.dynamodb.source import QuerySource, start_key_from_json
 from dynotui.dynamodb.spec import QuerySpec
 
 NEXT_TOKEN = "AWS CLI NextToken"
@@ -319,3 +319,11 @@ class DynamoForeign:
 
     def fit(self, cursor: ForeignCursor) -> ForeignStart:
         return fit(cursor, self.schema, self.spec)
+
+
+def foreign_reader(source: Any) -> DynamoForeign | None:
+    """The foreign-cursor reader for a DynamoDB source: a Query or Scan reads start keys;
+    a PartiQL statement resumes only from NextTokens in dynotui's own signed tokens."""
+    if isinstance(source, QuerySource):
+        return DynamoForeign(source.schema, source.spec)
+    return None

@@ -37,6 +37,25 @@ class ResolvedStart:
     def key_json(self) -> Any:
         return to_wire(self.start_key)
 
+    @property
+    def note(self) -> str:
+        """What to show when the new stack opens: what the cursor is, and what passing
+        over the items it had shown cost (billed like any read)."""
+        words = f"A new cursor stack from an {self.start.warning}."
+        if self.passed_over:
+            cost = self.cost
+            spent = (
+                "capacity not reported"
+                if cost is None or cost.headline is None
+                else f"{cost.headline:g} RCU"
+            )
+            calls = cost.requests if cost else 0
+            words += (
+                f" Page 1 starts {self.passed_over:,} item(s) past the cursor's key, where "
+                f"the AWS CLI had stopped; reading past them took {calls} call(s), {spent}."
+            )
+        return words
+
     def as_json(self) -> dict[str, Any]:
         """How ``dynotui pages`` marks a page 1 that a foreign cursor opened."""
         cursor = self.start.cursor

@@ -18,7 +18,7 @@ from typing import Any
 from dynotui.core.errors import InputError
 from dynotui.core.exact_json import Number
 from dynotui.core.foreign import ForeignCursor, ForeignCursorError, ForeignStart, ForeignText
-from dynotui.postgres.source import MAX_BOUNDARY_TEXT
+from dynotui.postgres.source import MAX_BOUNDARY_TEXT, PgSource
 from dynotui.postgres.sql import PgQuery
 
 BY_POSITION = "PostgreSQL boundary row (JSON list)"
@@ -132,3 +132,8 @@ class PgForeign:
 
     def fit(self, cursor: ForeignCursor) -> ForeignStart:
         return fit(cursor, self.query, self.key_from_json)
+
+
+def foreign_reader(source: PgSource) -> PgForeign:
+    """The foreign-cursor reader for a PostgreSQL source, checking as its tokens are."""
+    return PgForeign(source.query, source.key_from_json)
