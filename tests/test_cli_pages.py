@@ -282,4 +282,5 @@ def test_cursor_decode_and_verify(ddb, demo_table) -> None:
     bad = cursor_cli("verify", flipped, *query)
     assert bad.returncode == 2 and "signature does not verify" in bad.stderr
     garbage = cursor_cli("decode", "not-a-token")
-    assert garbage.returncode == 2 and "malformed" in garbage.stderr
+    assert garbage.returncode == 2 and "not a cursor dynotui can read" in garbage.stderr
+    assert "AWS CLI NextToken" in garbage.stderr, "the refusal names the formats it tried"

@@ -14,8 +14,12 @@ from dynotui.cli.output import write_line
 from dynotui.cli.pages_cmd import add_query_options, spec_from_args
 from dynotui.core.cursor import DEFAULT_MAX_AGE, check_max_age, decode
 from dynotui.core.cursor_secret import default_signer
+from dynotui.core.errors import InputError
+from dynotui.core.foreign import looks_signed, read_foreign
 from dynotui.dynamodb.dynamo_json import to_wire
+from dynotui.dynamodb.foreign import unwrap as dynamo_unwrap
 from dynotui.dynamodb.source import start_key_from_json
+from dynotui.postgres.foreign import unwrap as pg_unwrap
 
 
 def register(sub: Any, help_text: str) -> None:
@@ -28,7 +32,12 @@ def register(sub: Any, help_text: str) -> None:
         ),
     )
     tools = parser.add_subparsers(dest="tool", metavar="TOOL", required=True)
-    decoder = tools.add_parser("decode", help="print the payload as JSON, without verifying it")
+    decoder = tools.add_parser(
+        "decode",
+        help="print what a cursor holds as JSON, without verifying it: a dynotui token's "
+        "payload, or a foreign cursor (a start key as JSON, base64 or base64url of one, an "
+        "AWS CLI NextToken)",
+    )
     decoder.add_argument("token")
     decoder.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     decoder.set_defaults(run=run_decode)
@@ -50,7 +59,28 @@ def register(sub: Any, help_text: str) -> None:
     verifier.set_defaults(run=run_verify)
 
 
+def _decode_foreign(text: str) -> dict[str, Any]:
+    """What a foreign cursor holds, read without a table: DynamoDB's reading (a start key,
+    an AWS CLI NextToken), or PostgreSQL's for a JSON list (a boundary row)."""
+    found = read_foreign(text)
+    reader = pg_unwrap if isinstance(found.data, list) else dynamo_unwrap
+    cursor = reader(found)
+    return {
+        "verified": False,
+        "signed": False,
+        "format": cursor.producer,
+        "encoding": cursor.wrapping,
+        "start_key": cursor.key,
+        "passed_over": cursor.skip,
+        "note": f"{cursor.warning}; not checked against any table's keys here: "
+        "dynotui pages --foreign-token checks it",
+    }
+
+
 def run_decode(args: argparse.Namespace) -> int:
+    if not looks_signed(args.token):
+        write_line(sys.stdout, _decode_foreign(args.token), exact=True)
+        return 0
     cursor = decode(args.token)
     issued = datetime.fromtimestamp(cursor.issued_at, timezone.utc)
     print(
@@ -74,6 +104,13 @@ def run_verify(args: argparse.Namespace) -> int:
     max_age = check_max_age(args.cursor_max_age)
     spec = spec_from_args(args)
     spec.check_options()
+    if not looks_signed(args.token):
+        found = _decode_foreign(args.token)  # says what it is, or that it is nothing
+        raise InputError(
+            f"verify checks dynotui's signed tokens; this is a foreign cursor ({found['format']}"
+            f", {found['encoding']}), which has no signature: 'dynotui cursor decode' shows it, "
+            "'dynotui pages --foreign-token' opens it (checked against the table's keys)"
+        )
     raw = default_signer(max_age=max_age).verify(args.token, spec.scope())
     start_key = start_key_from_json(raw, None, spec.index)
     write_line(sys.stdout, {"valid": True, "start_key": to_wire(start_key)})

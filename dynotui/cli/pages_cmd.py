@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from dynotui.cli.foreign_options import Start, add_foreign_options, dynamo_start, starting_point
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.postgres_options import add_postgres_options
@@ -19,6 +20,7 @@ from dynotui.core.pager import Pager
 from dynotui.core.source import Source
 from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.dynamo_json import parse_wire_json, plain_item, to_wire
+from dynotui.dynamodb.foreign import DynamoForeign
 from dynotui.dynamodb.partiql import PartiQLSource, statement_from
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import QuerySource
@@ -93,6 +95,7 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
         metavar="TOKEN",
         help="a signed cursor token (next_token) to resume from",
     )
+    add_foreign_options(group)
     group.add_argument(
         "--cursor-max-age",
         type=float,
@@ -205,12 +208,17 @@ def emit(
     to_json: Callable[[Page[Any], str | None], dict[str, Any]],
     sign: Callable[[Any], str] | None,
     plain: bool,
+    mark: dict[str, Any] | None = None,
 ) -> None:
-    """Page to the end (or ``max_pages``), one JSON line per page as it arrives."""
+    """Page to the end (or ``max_pages``), one JSON line per page as it arrives; page 1
+    carries ``foreign_start`` when a foreign cursor set its start (``mark``)."""
     while pager.can_advance and (max_pages is None or pager.number < max_pages):
         page = pager.next()
         token = sign(page.next_start_key) if sign and page.next_start_key is not None else None
-        write_line(out, to_json(page, token), exact=plain)
+        line = to_json(page, token)
+        if mark is not None and page.number == 1:
+            line["foreign_start"] = mark
+        write_line(out, line, exact=plain)
 
 
 def page_through(
@@ -220,24 +228,26 @@ def page_through(
     out: TextIO,
     to_json: Callable[[Page[Any], str | None], dict[str, Any]],
     exact: bool | None = None,
+    start: Start | None = None,
 ) -> int:
-    """From ``--starting-token`` (verified against this query's scope) to the end, or
-    ``--max-pages``; each page with a signed token of the next, unless ``--no-tokens``."""
+    """From ``--starting-token`` (verified against this query's scope), or ``start`` (a
+    foreign cursor's), to the end, or ``--max-pages``; each page with a signed token of
+    the next, unless ``--no-tokens``."""
     scope = source.scope()
-    start = None
-    if args.starting_token is not None:
-        start = source.key_from_json(signer().verify(args.starting_token, scope))
+    if start is None:
+        start = starting_point(args, source, signer, None, what="this read")
 
     def sign(key: Any) -> str:
         return signer().sign(source.key_to_json(key), scope)
 
     emit(
-        Pager(source, start_key=start),
+        Pager(source, start_key=start.key),
         out,
         args.max_pages,
         to_json,
         None if args.no_tokens else sign,
         args.plain if exact is None else exact,
+        start.mark,
     )
     return 0
 
@@ -286,8 +296,14 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
     )
     client = make_client(connection_options(args))
     source = PartiQLSource(client, statement)
+    start = starting_point(args, source, signer, None, what="a PartiQL statement")
     return page_through(
-        source, args, signer, out, lambda page, token: partiql_page_json(page, token, args.plain)
+        source,
+        args,
+        signer,
+        out,
+        lambda page, token: partiql_page_json(page, token, args.plain),
+        start=start,
     )
 
 
@@ -311,19 +327,30 @@ def pg_page_json(page: Page[Any], next_token: str | None) -> dict[str, Any]:
 
 
 def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
+    from dynotui.cli.foreign_options import PG_FOREIGN_FLAGS, check_pg_start, pg_start
     from dynotui.cli.postgres_options import (
         check_no_dynamodb_flags,
         connect_from_args,
         query_from_args,
     )
+    from dynotui.postgres.foreign import PgForeign
     from dynotui.postgres.source import PgSource
 
     check_no_dynamodb_flags(args)
+    check_pg_start(args)
     signer = check_paging(args)
     session = connect_from_args(args)
     try:
         source = PgSource(session, query_from_args(session, args, args.page_size))
-        return page_through(source, args, signer, out, pg_page_json, exact=False)
+        start = starting_point(
+            args,
+            source,
+            signer,
+            PgForeign(source.query, source.key_from_json),
+            resolve=lambda found: pg_start(session, source.query, found),
+            flags=PG_FOREIGN_FLAGS,
+        )
+        return page_through(source, args, signer, out, pg_page_json, exact=False, start=start)
     finally:
         session.close()
 
@@ -345,6 +372,14 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     client = make_client(connection_options(args))
     schema = describe_table(client, spec.table)
     source = QuerySource(client, spec, schema)  # a bad query is the first thing to say
+    start = starting_point(
+        args, source, signer, DynamoForeign(schema, spec), resolve=lambda f: dynamo_start(source, f)
+    )
     return page_through(
-        source, args, signer, out, lambda page, token: dynamo_page_json(page, token, args.plain)
+        source,
+        args,
+        signer,
+        out,
+        lambda page, token: dynamo_page_json(page, token, args.plain),
+        start=start,
     )

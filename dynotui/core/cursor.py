@@ -112,21 +112,27 @@ def _mac(secret: bytes, scope: str, payload: str) -> bytes:
     return hmac.new(secret, message, hashlib.sha256).digest()
 
 
-def _malformed(detail: str) -> CursorError:
-    return CursorError("malformed", f"the cursor token is malformed ({detail}); copy it again")
+CUT_SHORT = "copy it again: it may have been cut short"
+NOT_DYNOTUI = "it was not made by dynotui, or was edited"
+
+
+def _malformed(detail: str, hint: str = NOT_DYNOTUI) -> CursorError:
+    # "Copy it again" only where a copy could mend it (a cut-off token), never for text
+    # that is not a token at all or a token someone changed.
+    return CursorError("malformed", f"the cursor token is malformed ({detail}); {hint}")
 
 
 def _parts(token: Any) -> tuple[str, str]:
     if not isinstance(token, str):
-        raise _malformed("not text")
+        raise _malformed("not text", "a token is text")
     token = token.strip(_ASCII_SPACE)
     if not token:
-        raise _malformed("it is empty")
+        raise _malformed("it is empty", "paste the whole token")
     if len(token) > MAX_TOKEN_LENGTH:
-        raise _malformed("too long")
+        raise _malformed("too long", f"a token is at most {MAX_TOKEN_LENGTH:,} characters")
     payload_text, dot, mac_text = token.partition(".")
     if not dot or not payload_text or not mac_text or "." in mac_text:
-        raise _malformed("expected PAYLOAD.SIGNATURE")
+        raise _malformed("expected PAYLOAD.SIGNATURE", "this is not a dynotui token (next_token)")
     return payload_text, mac_text
 
 
@@ -136,7 +142,7 @@ def decode(token: Any) -> Cursor:
     try:
         data = json.loads(_b64decode(payload_text))
     except (ValueError, UnicodeDecodeError, RecursionError):
-        raise _malformed("payload is not base64url JSON") from None
+        raise _malformed("payload is not base64url JSON", CUT_SHORT) from None
     if not isinstance(data, dict) or set(data) != {"v", "k", "t", "s"}:
         raise _malformed("unexpected payload fields")
     if data["v"] != VERSION or isinstance(data["v"], bool):
@@ -194,9 +200,9 @@ class CursorSigner:
         try:
             given = _b64decode(mac_text)
         except ValueError:
-            raise _malformed("signature is not base64url") from None
+            raise _malformed("signature is not base64url", CUT_SHORT) from None
         if len(given) != _MAC_BYTES:
-            raise _malformed("signature has the wrong length")
+            raise _malformed("signature has the wrong length", CUT_SHORT)
         if not any(
             hmac.compare_digest(given, _mac(secret, scope, payload_text))
             for secret in self._secrets

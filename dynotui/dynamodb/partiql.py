@@ -295,7 +295,8 @@ class PartiQLSource:
     def key_from_json(self, data: Any) -> Any:
         if not isinstance(data, str) or not data or len(data) > MAX_NEXT_TOKEN:
             raise CursorError(
-                "malformed", "the cursor token is malformed (no NextToken in it); copy it again"
+                "malformed",
+                "the cursor holds no ExecuteStatement NextToken (it is for another read)",
             )
         return data
 

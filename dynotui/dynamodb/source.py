@@ -20,7 +20,8 @@ from dynotui.dynamodb.spec import QuerySpec
 
 
 def _malformed(detail: str) -> CursorError:
-    return CursorError("malformed", f"the cursor token is malformed ({detail}); copy it again")
+    # Copying the cursor again cannot mend a key of the wrong shape: say what is wrong.
+    return CursorError("malformed", f"the cursor's start key is refused ({detail})")
 
 
 def start_key_from_json(raw: Any, schema: TableSchema | None, index: str | None) -> Item:

@@ -25,7 +25,7 @@ MAX_BOUNDARY_TEXT = 4096
 
 
 def _malformed(detail: str) -> CursorError:
-    return CursorError("malformed", f"the cursor token is malformed ({detail}); copy it again")
+    return CursorError("malformed", f"the cursor's boundary is refused ({detail})")
 
 
 class PgSource:
