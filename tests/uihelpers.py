@@ -58,6 +58,7 @@ def dynamodb_app(
     label: str = "DynamoDB Local (tests)",
     open_form: bool | None = None,
     options: ConnectionOptions | None = None,
+    resume: Any = None,
     **app_options: Any,
 ) -> PagerApp:
     adapter = DynamoDBAdapter(
@@ -67,6 +68,7 @@ def dynamodb_app(
         table=table,
         form=form,
         open_form=open_form,
+        resume=resume,
     )
     return PagerApp(adapter, **app_options)
 

@@ -14,6 +14,7 @@ from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm
 
 if TYPE_CHECKING:
+    from dynotui.core.history import HistoryEntry, HistoryStore
     from dynotui.postgres.connection import PgOptions, PgSession
     from dynotui.postgres.sql import PgQuery
 
@@ -39,6 +40,17 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
         help="raw or fill on DynamoDB (default raw); keyset or offset on PostgreSQL",
     )
     group.add_argument("--scan", action="store_true", help="a Scan instead of a Query")
+    kept = parser.add_argument_group("history")
+    kept.add_argument(
+        "--resume",
+        action="store_true",
+        help="reopen the query viewed last, at its page (re-read from its stored start key)",
+    )
+    kept.add_argument(
+        "--no-history",
+        action="store_true",
+        help="keep no history of this run (also: history = false in config.toml)",
+    )
     add_postgres_options(parser)
 
 
@@ -53,6 +65,13 @@ def preload_ui(database: str = "dynamodb") -> None:
         import dynotui.ui.dynamodb.adapter  # noqa: F401
 
 
+def history_store(args: argparse.Namespace) -> HistoryStore:
+    """Where this run keeps its history (a store that writes nothing with --no-history)."""
+    from dynotui.core.history import HistoryStore
+
+    return HistoryStore.from_settings(enabled=not getattr(args, "no_history", False))
+
+
 def open_app(
     client: Any,
     options: ConnectionOptions,
@@ -60,6 +79,9 @@ def open_app(
     form: QueryForm,
     open_form: bool | None = None,
     opening: Opening | None = None,
+    *,
+    history: HistoryStore | None = None,
+    resume: HistoryEntry | None = None,
 ) -> int:
     # Textual loads only when a terminal UI is wanted.
     from dynotui.ui.app import PagerApp
@@ -74,8 +96,9 @@ def open_app(
         form=form,
         open_form=open_form,
         opening=opening,
+        resume=resume,
     )
-    app = PagerApp(adapter)
+    app = PagerApp(adapter, history=history)
     try:
         app.run()
     finally:
@@ -100,24 +123,62 @@ def run_postgres(args: argparse.Namespace) -> int:
     try:
         query = query_from_args(session, args, int(page_size)) if args.table else None
         preload_ui("postgres")
-        return open_pg_app(session, PgOptions(uri=args.postgres or None), query)
+        options = PgOptions(uri=args.postgres or None)
+        return open_pg_app(session, options, query, history=history_store(args))
     finally:
         session.close()
 
 
 def open_pg_app(
-    session: PgSession, options: PgOptions, query: PgQuery | None, note: str = ""
+    session: PgSession,
+    options: PgOptions,
+    query: PgQuery | None,
+    note: str = "",
+    *,
+    history: HistoryStore | None = None,
+    resume: HistoryEntry | None = None,
 ) -> int:
     # Textual loads only when a terminal UI is wanted.
     from dynotui.ui.app import PagerApp
     from dynotui.ui.postgres.adapter import PostgresAdapter
 
-    app = PagerApp(PostgresAdapter(session, options, query=query, note=note))
+    adapter = PostgresAdapter(session, options, query=query, note=note, resume=resume)
+    app = PagerApp(adapter, history=history)
     app.run()
     return app.return_code or 0
 
 
+def run_resume(args: argparse.Namespace) -> int:
+    """``dynotui --resume``: the query viewed last, on the connection it was read on."""
+    store = history_store(args)
+    if not store.enabled:
+        raise InputError("--resume needs the history, which is off (--no-history or config)")
+    entry = store.last()
+    if entry is None:
+        raise InputError(f"no query in the history yet ({store.path}): open one first")
+    if entry.database == "postgres":
+        from dynotui.postgres import history_entry as pg_history
+        from dynotui.postgres.connection import PgOptions, connect
+
+        pg_options = PgOptions(uri=pg_history.reopen(entry).conninfo or None)
+        session = connect(pg_options)
+        try:
+            preload_ui("postgres")
+            return open_pg_app(session, pg_options, None, history=store, resume=entry)
+        finally:
+            session.close()
+    from dynotui.dynamodb import history_entry
+    from dynotui.dynamodb.connection import make_client
+
+    options = history_entry.reopen(entry).connection
+    client = make_client(options)
+    preload_ui()
+    return open_app(client, options, None, QueryForm(), history=store, resume=entry)
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.resume:
+        return run_resume(args)
     if getattr(args, "postgres", None) is not None:
         return run_postgres(args)
     if args.mode in ("keyset", "offset"):
@@ -137,4 +198,6 @@ def run(args: argparse.Namespace) -> int:
     opening = Opening(options, args.table_name, form).start()
     preload_ui()
     client = opening.wait_for_client()
-    return open_app(client, options, args.table_name, form, opening=opening)
+    return open_app(
+        client, options, args.table_name, form, opening=opening, history=history_store(args)
+    )

@@ -47,6 +47,7 @@ GENERIC: tuple[Action, ...] = (
     Action("w", "compare", "Compare", "Two pagers side by side", True),
     Action("number_sign", "count", "Count", "Count the matches: forecast, progress, cost", True),
     Action("t", "choose_table", "Tables", "Choose another table"),
+    Action("h", "history", "History", "Queries opened before: Enter reopens one at its page"),
     Action("f", "choose_columns", "Columns", "Show, hide and reorder the grid's columns"),
     Action("b", "toggle_sidebar", "Sidebar", "Sidebar, or a one-line cost strip"),
     Action("E", "connection", "Connection", "The connection: change it, or open it again"),

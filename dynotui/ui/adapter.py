@@ -18,6 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from dynotui.core.foreign import ForeignReader
+from dynotui.core.history import HistoryEntry, HistoryQuery
+from dynotui.core.pasted import PastedCursor
 from dynotui.ui.actions import Action
 from dynotui.ui.query import Query
 
@@ -71,6 +74,21 @@ class Adapter(Protocol):
 
     def code_target(self) -> object:
         """What generated code connects to (endpoint and credentials, or a URI)."""
+
+    def foreign_reader(self, view: PagerView) -> ForeignReader | None:
+        """How this database reads a foreign cursor for ``view``'s query (None: the query
+        resumes only from dynotui's signed tokens)."""
+
+    def open_pasted(self, app: PagerApp, view: PagerView, pasted: PastedCursor) -> None:
+        """Open a pasted cursor, verified or checked, as a new stack of ``view``'s query (a
+        foreign one may need a read first: the AWS CLI's position past its key)."""
+
+    def history_query(self, query: Query) -> HistoryQuery | None:
+        """What history keeps of a query just opened (None: nothing is kept of it)."""
+
+    def reopen(self, app: PagerApp, entry: HistoryEntry) -> None:
+        """Open a history entry on the main view at the page it was left on, re-read from
+        its stored start key."""
 
     def run(self, action: str, app: PagerApp, view: PagerView) -> None:
         """An action only this database has (one of its ``actions`` bound as ``db(...)``)."""

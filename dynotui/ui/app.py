@@ -9,6 +9,7 @@ app holds no paging logic (the core's ``Pager`` does, one per view).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -21,12 +22,15 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from dynotui.core.cursor import CursorSigner
+from dynotui.core.cursor import CursorError, CursorSigner
+from dynotui.core.history import HistoryEntry, HistoryStore
+from dynotui.core.page import Cost
 from dynotui.core.pager import Pager, Target
 from dynotui.process import heap
 from dynotui.ui import clipboard
 from dynotui.ui.adapter import Adapter
 from dynotui.ui.background import CallReported, call_in_background
+from dynotui.ui.history import HistoryLog
 from dynotui.ui.query import Counted
 from dynotui.ui.screens.main import MainScreen
 from dynotui.ui.session import Session
@@ -59,7 +63,9 @@ class PagerApp(App[None]):
         clock: Callable[[], float] = time.perf_counter,
         signer: CursorSigner | None = None,
         system_copy: Callable[[str], None] = clipboard.system_copy,
+        history: HistoryStore | None = None,
     ) -> None:
+        """``history``: where queries opened are kept (None: nowhere, as ``--no-history``)."""
         super().__init__()
         self.adapter = adapter
         self.key_table = list(adapter.actions())
@@ -68,6 +74,7 @@ class PagerApp(App[None]):
             self.bind(action.keys, action.action, description=action.title, show=action.footer)
         self.session = Session(clock=clock)
         self.share = Share(self, signer, system_copy)
+        self.history = HistoryLog(history, self._history_warning)
         self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
         self.said: list[Said] = []  # every notification shown, oldest first
         self._main_screen: MainScreen | None = None
@@ -140,6 +147,28 @@ class PagerApp(App[None]):
 
     def set_connection_label(self, label: str) -> None:
         self.sub_title = label
+
+    def spent(self, cost: Cost, what: str) -> None:
+        """A read outside any stack (passing over a foreign cursor's items): billed all
+        the same, so the session counts it."""
+        self.session.spent_elsewhere.append((what, cost))
+
+    def cursor_refused(self, error: CursorError) -> None:
+        """A pasted cursor was refused: the session counts it, by reason."""
+        self.session.refusals[error.reason] += 1
+
+    def _history_warning(self, text: str) -> None:
+        with contextlib.suppress(RuntimeError):  # the app may be gone by then
+            self.call_from_thread(notify, self, text, severity="warning", timeout=10)
+
+    def on_pager_view_page_shown(self, message: PagerView.PageShown) -> None:
+        state = message.view.state
+        if state is None or not self.history.enabled:
+            return
+        query = state.query
+        self.history.page_shown(
+            state.pager, message.page, state.page_offset, lambda: self.adapter.history_query(query)
+        )
 
     def notify(
         self,
@@ -234,9 +263,29 @@ class PagerApp(App[None]):
         self.adapter.run(name, self, self.active_view)
 
     async def action_quit(self) -> None:
-        """At once, whatever is in flight: the adapter stops what runs on the server."""
+        """At once, whatever is in flight: the adapter stops what runs on the server, and
+        history still being written gets a moment (a local file, not the network)."""
         self.adapter.close()
+        self.history.flush()
         self.exit()
+
+    def action_history(self) -> None:
+        from dynotui.ui.screens.history import HistoryScreen
+
+        store = self.history.store
+        if store is None or not store.enabled:
+            notify(
+                self,
+                "History is off (--no-history, or history = false in config.toml).",
+                severity="warning",
+            )
+            return
+
+        def chosen(entry: HistoryEntry | None) -> None:
+            if entry is not None:
+                self.adapter.reopen(self, entry)
+
+        self.push_screen(HistoryScreen(store), chosen)
 
     # -- columns, compare, sidebar, help --------------------------------------------------
 

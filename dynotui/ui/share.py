@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.errors import InputError
+from dynotui.core.pasted import PastedCursor
 from dynotui.ui import clipboard
 from dynotui.ui.query import Boundary
 from dynotui.ui.widgets.safe_text import notify
@@ -118,15 +119,21 @@ class Share:
         if state is None:
             return
         source = state.pager.source
+        adapter = self.app.adapter
 
-        def opened(start_key: Boundary | None) -> None:
-            if start_key is not None:
-                view.start(
-                    state.query, start_key, note="A new cursor stack: page 1 is the cursor's page."
-                )
+        def opened(pasted: PastedCursor | None) -> None:
+            if pasted is not None and view.state is state:
+                adapter.open_pasted(self.app, view, pasted)
 
         self.app.push_screen(
-            PasteCursorScreen(self.signer, source.scope(), source.key_from_json), opened
+            PasteCursorScreen(
+                self.signer,
+                source.scope(),
+                source.key_from_json,
+                adapter.foreign_reader(view),
+                self.app.cursor_refused,
+            ),
+            opened,
         )
 
     def inspect_cursor(self, view: PagerView) -> None:
@@ -134,7 +141,13 @@ class Share:
 
         state = view.state
         if state is not None:
-            self.app.push_screen(InspectCursorScreen(self.signer, state.pager.source.scope()))
+            self.app.push_screen(
+                InspectCursorScreen(
+                    self.signer,
+                    state.pager.source.scope(),
+                    self.app.adapter.foreign_reader(view),
+                )
+            )
 
     def show_code(self, view: PagerView, target: object) -> None:
         from dynotui.ui.screens.code import CodeScreen

@@ -12,12 +12,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from dynotui.core.cursor import CursorError
 from dynotui.core.errors import InputError
+from dynotui.core.foreign import ForeignReader
+from dynotui.core.history import HistoryEntry, HistoryQuery
+from dynotui.core.pasted import PastedCursor
+from dynotui.dynamodb import history_entry
 from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions, describe, make_client
+from dynotui.dynamodb.foreign import foreign_reader
+from dynotui.dynamodb.foreign_skip import ResolvedStart, resolve_start
 from dynotui.dynamodb.opening import Opened, Opening
 from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
-from dynotui.dynamodb.schema import TableSchema, describe_table, list_tables
+from dynotui.dynamodb.schema import BASE, TableSchema, describe_table, list_tables
+from dynotui.dynamodb.source import QuerySource
 from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
 from dynotui.ui.adapter import Side
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
@@ -46,6 +54,7 @@ PARTIQL = Action("colon", "db('partiql')", "PartiQL", "Page a PartiQL SELECT (Ex
 ACTIONS = with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL])
 
 DynamoDBQuery = DynamoQuery | PartiQLQuery
+FOREIGN_ORIGIN = "from an unsigned foreign cursor (anyone could have edited it)"
 
 
 class DynamoDBAdapter:
@@ -63,7 +72,9 @@ class DynamoDBAdapter:
         form: QueryForm | None = None,
         open_form: bool | None = None,
         opening: Opening | None = None,
+        resume: HistoryEntry | None = None,
     ) -> None:
+        """``resume``: a history entry to reopen at once (``dynotui --resume``)."""
         self._client = client
         self.options = options
         self._label = label or describe(client, options)
@@ -71,6 +82,7 @@ class DynamoDBAdapter:
         self.form = form or QueryForm()
         self.open_form = open_form
         self.opening = opening
+        self.resume = resume
         # What each order measured, shared by every query so advisors can compare orders.
         self.measurements = opening.measurements if opening is not None else Measurements()
 
@@ -87,6 +99,9 @@ class DynamoDBAdapter:
         return self._client
 
     def open(self, app: PagerApp) -> None:
+        if self.resume is not None:
+            self.reopen(app, self.resume)
+            return
         opening = self.opening
         if opening is not None:
             if opening.done.is_set():
@@ -225,6 +240,101 @@ class DynamoDBAdapter:
         from dynotui.dynamodb.codegen import code_target  # only when code is asked for
 
         return code_target(self._client)
+
+    def foreign_reader(self, view: PagerView) -> ForeignReader | None:
+        state = view.state
+        return foreign_reader(state.pager.source) if state is not None else None
+
+    def open_pasted(self, app: PagerApp, view: PagerView, pasted: PastedCursor) -> None:
+        state = view.state
+        if state is None:
+            return
+        query, source = state.query, state.pager.source
+        if pasted.foreign is None:
+            view.start(query, pasted.start_key, note=pasted.note, origin="from a signed cursor")
+            return
+        if not isinstance(source, QuerySource):
+            return  # a PartiQL read has no foreign reader: nothing foreign gets here
+        start = pasted.foreign
+
+        def resolved(found: ResolvedStart) -> None:
+            if found.cost is not None:
+                app.spent(found.cost, "reading past the items a foreign cursor had shown")
+            view.start(query, found.start_key, note=found.note, origin=FOREIGN_ORIGIN)
+
+        def failed(error: BaseException) -> None:
+            if isinstance(error, CursorError):
+                app.cursor_refused(error)
+            app.fail(error, "Cursor")
+
+        app.call(lambda: resolve_start(source, start), resolved, failed)
+
+    def history_query(self, query: Query) -> HistoryQuery | None:
+        if isinstance(query, DynamoQuery):
+            return history_entry.query_entry(query.spec, self.options, query.form)
+        if isinstance(query, PartiQLQuery):
+            return history_entry.statement_entry(query.statement, self.options)
+        return None
+
+    def reopen(self, app: PagerApp, entry: HistoryEntry) -> None:
+        try:
+            reopening = history_entry.reopen(entry)
+        except InputError as exc:
+            app.fail(exc, "History")
+            return
+        if history_entry.connection_record(self.options) != entry.connection:
+            # Read on another connection: that one, as E would make it, then the entry.
+            options = reopening.connection
+
+            def connected(client: Any) -> None:
+                self._reconnected(app, options, client)
+                self._reopen(app, reopening)
+
+            app.call(
+                lambda: make_client(options), connected, lambda error: app.fail(error, "History")
+            )
+            return
+        self._reopen(app, reopening)
+
+    def _reopen(self, app: PagerApp, reopening: history_entry.DynamoReopening) -> None:
+        client, view = self._client, app.main_view
+        spec, statement = reopening.spec, reopening.statement
+        table = spec.table if spec is not None else statement.target()[0] if statement else ""
+        view.begin_opening(table)
+
+        def described(schema: TableSchema) -> None:
+            if not view.end_opening(table):
+                return
+            query: DynamoDBQuery
+            form = reopening.form or QueryForm(order=spec.index or BASE if spec else BASE)
+            if spec is not None:
+                query = self._query(schema, form, spec)
+            else:
+                assert statement is not None
+                query = PartiQLQuery(schema, form, statement)
+            try:
+                source = query.make_source(client, app.session.clock)
+                start = (
+                    None
+                    if reopening.start_json is None
+                    else source.key_from_json(reopening.start_json)
+                )
+            except InputError as exc:
+                app.fail(exc, "History")
+                return
+            view.start(
+                query,
+                start,
+                note=reopening.note,
+                origin=f"reopened from history at page {max(reopening.page, 1)}",
+                page_offset=max(reopening.page, 1) - 1,
+            )
+
+        def failed(error: BaseException) -> None:
+            if view.end_opening(table):
+                app.fail(error, "History")
+
+        app.call(lambda: describe_table(client, table), described, failed)
 
     def run(self, action: str, app: PagerApp, view: PagerView) -> None:
         if action == "partiql":

@@ -8,8 +8,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from dynotui.core.cursor import CursorError
+from dynotui.core.errors import InputError
+from dynotui.core.foreign import ForeignReader, ForeignStart
+from dynotui.core.history import HistoryEntry, HistoryQuery
+from dynotui.core.pasted import PastedCursor
+from dynotui.postgres import history_entry
 from dynotui.postgres.connection import PgOptions, PgSession, redacted
+from dynotui.postgres.foreign import foreign_reader, server_text
 from dynotui.postgres.schema import PgTable, describe_table, list_tables
+from dynotui.postgres.source import PgSource
 from dynotui.postgres.sql import PgQuery
 from dynotui.ui.actions import GENERIC, Action, reworded
 from dynotui.ui.adapter import Side
@@ -23,6 +31,7 @@ if TYPE_CHECKING:
     from dynotui.ui.widgets.pager_view import PagerView
 
 CUSTOM = "\0custom"
+FOREIGN_ORIGIN = "from an unsigned boundary row (anyone could have edited it)"
 WORDS = {
     "edit_query": ("Query", "Edit the query: order, filter and its parameters, columns, size"),
     "choose_order": ("Order", "Choose an order: the primary key, an index, or any columns"),
@@ -49,8 +58,11 @@ class PostgresAdapter:
         query: PgQuery | None = None,
         table: str | None = None,
         note: str = "",
+        resume: HistoryEntry | None = None,
     ) -> None:
+        """``resume``: a history entry to reopen at once (``dynotui --resume``)."""
         self.connection = connection
+        self.resume = resume
         self.options = options
         self.initial_query = query
         self.initial_table = table
@@ -76,7 +88,9 @@ class PostgresAdapter:
         return self._side
 
     def open(self, app: PagerApp) -> None:
-        if self.initial_query is not None:
+        if self.resume is not None:
+            self.reopen(app, self.resume)
+        elif self.initial_query is not None:
             app.main_view.start(PostgresQuery(self.initial_query), note=self.initial_note)
         elif self.initial_table:
             self._load_table(app, self.initial_table)
@@ -184,6 +198,83 @@ class PostgresAdapter:
 
     def code_target(self) -> object:
         return redacted(self.options.uri)
+
+    def foreign_reader(self, view: PagerView) -> ForeignReader | None:
+        state = view.state
+        if state is None or not isinstance(state.pager.source, PgSource):
+            return None
+        return foreign_reader(state.pager.source)
+
+    def open_pasted(self, app: PagerApp, view: PagerView, pasted: PastedCursor) -> None:
+        state = view.state
+        if state is None or not isinstance(state.query, PostgresQuery):
+            return
+        query = state.query
+        if pasted.foreign is None:
+            view.start(query, pasted.start_key, note=pasted.note, origin="from a signed cursor")
+            return
+        start, connection = pasted.foreign, self.connection
+
+        def read(found: ForeignStart) -> None:
+            view.start(query, found.start_key, note=pasted.note, origin=FOREIGN_ORIGIN)
+
+        def failed(error: BaseException) -> None:
+            if isinstance(error, CursorError):
+                app.cursor_refused(error)
+            app.fail(error, "Cursor")
+
+        app.call(lambda: server_text(connection, query.query, start), read, failed)
+
+    def history_query(self, query: Query) -> HistoryQuery | None:
+        if isinstance(query, PostgresQuery):
+            return history_entry.query_entry(query.query, self.options.uri)
+        return None
+
+    def reopen(self, app: PagerApp, entry: HistoryEntry) -> None:
+        try:
+            reopening = history_entry.reopen(entry)
+            here = history_entry.connection_record(self.options.uri)["conninfo"]
+        except InputError as exc:
+            app.fail(exc, "History")
+            return
+        if reopening.conninfo != here:
+            notify(
+                app,
+                "That query was read on another PostgreSQL connection "
+                f"({reopening.conninfo or 'the PG* variables'}): open it with dynotui "
+                "--postgres on that connection, or dynotui --resume.",
+                title="History",
+                severity="warning",
+                timeout=10,
+            )
+            return
+        connection, view = self.connection, app.main_view
+
+        def opened(query: PgQuery) -> None:
+            shown = PostgresQuery(query)
+            try:
+                source = shown.make_source(connection, app.session.clock)
+                start = (
+                    None
+                    if reopening.start_json is None
+                    else source.key_from_json(reopening.start_json)
+                )
+            except InputError as exc:
+                app.fail(exc, "History")
+                return
+            view.start(
+                shown,
+                start,
+                note=reopening.note,
+                origin=f"reopened from history at page {max(reopening.page, 1)}",
+                page_offset=max(reopening.page, 1) - 1,
+            )
+
+        app.call(
+            lambda: history_entry.query_from_record(connection, reopening.record),
+            opened,
+            lambda error: app.fail(error, "History"),
+        )
 
     def run(self, action: str, app: PagerApp, view: PagerView) -> None:
         pass  # PostgreSQL has no keys of its own

@@ -1,10 +1,14 @@
-"""Paste a cursor token to open the pager there, or inspect one."""
+"""Paste a cursor to open the pager there, or inspect one.
+
+A cursor is dynotui's own signed token (verified against the current query's scope) or
+a foreign one: a start key as JSON, base64 or base64url of it, an AWS CLI NextToken, a
+PostgreSQL boundary row. A foreign cursor is unsigned and is said to be; it is checked
+against the current read's keys before it opens anything.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from datetime import datetime, timezone
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,19 +16,18 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
-from dynotui.core.cursor import CursorError, CursorSigner, decode, duration
+from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError
+from dynotui.core.foreign import ForeignReader
+from dynotui.core.pasted import READABLE, PastedCursor, describe_pasted, open_pasted
 from dynotui.ui.query import Boundary
 from dynotui.ui.widgets.safe_text import plain_lines
 
-READABLE = (
-    "A cursor is signed, not encrypted: anyone holding it can read its start key "
-    "(on a GSI, the table's key attributes too)."
-)
+PLACEHOLDER = "a dynotui token, a start key as JSON (or base64 of it), an AWS CLI NextToken"
 
 
-class PasteCursorScreen(ModalScreen[Boundary]):
-    """Verify a token against the current query's scope; dismiss with its start key."""
+class PasteCursorScreen(ModalScreen[PastedCursor | None]):
+    """Dismisses with where the pasted cursor opens; ``refused`` hears every refusal."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
 
@@ -33,89 +36,73 @@ class PasteCursorScreen(ModalScreen[Boundary]):
         signer: Callable[[], CursorSigner],
         scope: str,
         key_from_json: Callable[[object], Boundary],
+        foreign: ForeignReader | None,
+        refused: Callable[[CursorError], None] = lambda error: None,
     ) -> None:
         super().__init__()
         self.signer = signer
         self.scope = scope
         self.key_from_json = key_from_json
+        self.foreign = foreign
+        self.refused = refused
 
     def compose(self) -> ComposeResult:
         with Vertical(id="cursor-box", classes="modal-box"):
             yield Label(
-                "Paste a cursor token of this query; Enter opens its page.",
+                "Paste a cursor of this query; Enter opens its page as a new stack. A "
+                "foreign cursor (not signed by dynotui) is checked against this read's keys.",
                 id="cursor-title",
                 classes="modal-title",
             )
-            yield Input(placeholder="PAYLOAD.SIGNATURE", id="token")
+            yield Input(placeholder=PLACEHOLDER, id="token")
             yield Label("", id="cursor-error", classes="field-error")
         yield Footer()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        error = self.query_one("#cursor-error", Label)
         try:
-            start_key = self.key_from_json(self.signer().verify(event.value, self.scope))
-        except CursorError as exc:
-            self.query_one("#cursor-error", Label).update(
-                plain_lines(f"Refused ({exc.reason}): {exc}")
+            pasted = open_pasted(
+                event.value,
+                signer=self.signer,
+                scope=self.scope,
+                key_from_json=self.key_from_json,
+                foreign=self.foreign,
             )
+        except CursorError as exc:
+            self.refused(exc)
+            error.update(plain_lines(f"Refused ({exc.reason}): {exc}"))
             return
         except InputError as exc:  # the secret itself is unusable
-            self.query_one("#cursor-error", Label).update(plain_lines(f"Cannot verify: {exc}"))
+            error.update(plain_lines(f"Cannot verify: {exc}"))
             return
-        self.dismiss(start_key)
-
-
-def describe_token(token: str, signer: Callable[[], CursorSigner], scope: str) -> str:
-    """What a token holds, and whether it opens a page of the current query."""
-    try:
-        cursor = decode(token)
-    except CursorError as exc:
-        return f"Not a cursor: {exc}"
-    issued = datetime.fromtimestamp(cursor.issued_at, timezone.utc).isoformat(timespec="seconds")
-    try:
-        current = signer()
-        current.verify(token, scope)
-        verdict = "verifies for the current query"
-        valid_for = duration(current.max_age)
-    except CursorError as exc:
-        verdict = f"does NOT verify for the current query ({exc.reason}): {exc}"
-        valid_for = "?"
-    except InputError as exc:
-        verdict = f"cannot be checked: {exc}"
-        valid_for = "?"
-    age = cursor.age()
-    when = f"{duration(age)} ago" if age >= 0 else f"{duration(age)} in the future"
-    return "\n".join(
-        [
-            f"Format version: {cursor.version}",
-            f"Issued: {issued} ({when}; valid for {valid_for})",
-            f"Scope tag: {cursor.scope_tag}",
-            "Start key:",
-            json.dumps(cursor.key, indent=2, ensure_ascii=False),
-            "",
-            f"Signature: {verdict}",
-            "",
-            READABLE,
-        ]
-    )
+        self.dismiss(pasted)
 
 
 class InspectCursorScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close")]
 
-    def __init__(self, signer: Callable[[], CursorSigner], scope: str, token: str = "") -> None:
+    def __init__(
+        self,
+        signer: Callable[[], CursorSigner],
+        scope: str,
+        foreign: ForeignReader | None,
+        token: str = "",
+    ) -> None:
         super().__init__()
         self.signer = signer
         self.scope = scope
+        self.foreign = foreign
         self.token = token
 
     def compose(self) -> ComposeResult:
         with Vertical(id="cursor-box", classes="modal-box"):
             yield Label(
-                "Inspect a cursor token: paste it, Enter decodes it.",
+                "Inspect a cursor: paste it, Enter says what it is and whether it opens a page "
+                "of this query.",
                 id="cursor-title",
                 classes="modal-title",
             )
-            yield Input(value=self.token, placeholder="PAYLOAD.SIGNATURE", id="token")
+            yield Input(value=self.token, placeholder=PLACEHOLDER, id="token")
             with VerticalScroll():
                 yield Static(READABLE, id="cursor-details")
         yield Footer()
@@ -125,9 +112,8 @@ class InspectCursorScreen(ModalScreen[None]):
             self.show(self.token)
 
     def show(self, token: str) -> None:
-        self.query_one("#cursor-details", Static).update(
-            plain_lines(describe_token(token, self.signer, self.scope))
-        )
+        words = describe_pasted(token, signer=self.signer, scope=self.scope, foreign=self.foreign)
+        self.query_one("#cursor-details", Static).update(plain_lines(words))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.show(event.value)

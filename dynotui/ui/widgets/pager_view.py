@@ -51,6 +51,8 @@ class ViewState:
     query: Query
     pager: Pager
     note: str = ""  # said once, when this state's first page arrives
+    origin: str = ""  # where page 1 came from, if not the query's start: on the query line
+    page_offset: int = 0  # page 1 of this stack is page 1 + page_offset of the one it reopens
 
 
 @dataclass(frozen=True)
@@ -143,16 +145,26 @@ class PagerView(Horizontal):
 
     # -- new queries --------------------------------------------------------------------------
 
-    def start(self, query: Query, start_key: Boundary = None, note: str = "") -> bool:
+    def start(
+        self,
+        query: Query,
+        start_key: Boundary = None,
+        note: str = "",
+        *,
+        origin: str = "",
+        page_offset: int = 0,
+    ) -> bool:
         """A new stack for ``query``. It replaces the current one only once its first page
-        has been read, so a query that fails keeps what is on screen. False if refused."""
+        has been read, so a query that fails keeps what is on screen. False if refused.
+        ``origin`` says, on the query line, where page 1 came from (a foreign cursor, a
+        history entry re-read from its stored key)."""
         try:
             source = query.make_source(self.client, self.session.clock)
         except InputError as exc:
             notify(self, str(exc), title="Query", severity="error")
             return False
         pager = Pager(source, start_key=start_key)
-        self.pending = ViewState(query, pager, note)
+        self.pending = ViewState(query, pager, note, origin, page_offset)
         self.target = None
         self._begin(self.pending, pager.plan("next"))
         return True
@@ -269,7 +281,13 @@ class PagerView(Horizontal):
         if state is self.state:
             self.navigate(target, fresh=True)
         else:  # the first page of a new query failed: try that query again
-            self.start(state.query, state.pager.start_key_of(1), state.note)
+            self.start(
+                state.query,
+                state.pager.start_key_of(1),
+                state.note,
+                origin=state.origin,
+                page_offset=state.page_offset,
+            )
 
     def use_client(self, client: object) -> None:
         """After a reconnect: the same queries and stacks, read through the new client."""
@@ -394,7 +412,8 @@ class PagerView(Horizontal):
                 or (old.query.table != state.query.table)
             ):
                 self.grid.forget_columns()
-            self.query_one("#query-line", TextStatic).show(plain(state.query.title()))
+            title = state.query.title() + (f" · {state.origin}" if state.origin else "")
+            self.query_one("#query-line", TextStatic).show(plain(title))
             if state.note:
                 notify(self, state.note)
         elif state is not self.state:
