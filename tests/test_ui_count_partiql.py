@@ -7,7 +7,7 @@ from typing import Any
 
 from faultproxy import FaultProxy
 from helpers import drain
-from textual.widgets import Label, Static, TextArea
+from textual.widgets import ProgressBar, Label, Static, TextArea
 from uihelpers import grid_rows, make_app, text_of
 
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
@@ -56,6 +56,7 @@ async def test_count_dialog_forecasts_counts_and_keeps_the_result(client, demo_t
         assert isinstance(screen, CountScreen)
         forecast = text_of(screen.query_one("#count-forecast", Static))
         assert "Forecast" in forecast and "estimate from the pages seen so far" in forecast
+        assert not screen.query_one(ProgressBar).display, "no percentage of an unknown total"
         await pilot.press("enter")
         await wait_for_count(pilot, screen)
         result = screen.result
@@ -95,6 +96,12 @@ async def test_a_count_stops_at_escape_and_says_it_is_partial(ddb, demo_table) -
             await pilot.press("escape")
             await settle(pilot)
             assert "partial count" in text_of(app.main_view.query_one("#status-line", Static))
+            partial = screen.result
+            await pilot.press("number_sign")  # again: the forecast starts from that count
+            await settle(pilot)
+            again = text_of(app.screen.query_one("#count-forecast", Static))
+            assert f"had found {partial.count:,} matches" in again
+            assert f"{partial.scanned:,} items it read" in again
 
 
 async def test_partiql_tab_pages_like_the_plain_loop(client, demo_table) -> None:
