@@ -11,11 +11,15 @@ from typing import Any, TextIO
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.postgres_options import add_postgres_options
+from dynotui.cli.price_options import add_price_options, prices_from_args
+from dynotui.cli.summary import summary_json
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner, check_max_age
 from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
+from dynotui.core.money import PriceList
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
+from dynotui.core.refusals import CursorRefusals, verify_cursor
 from dynotui.core.source import Source
 from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.dynamo_json import parse_wire_json, plain_item, to_wire
@@ -106,6 +110,11 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
         help="print next_token as null: no cursor secret is read or made",
     )
     group.add_argument("--plain", action="store_true", help="items as plain JSON")
+    group.add_argument(
+        "--no-summary",
+        action="store_true",
+        help='leave out the last line, {"summary": ...}: the measures, totals and price',
+    )
 
 
 def register(sub: Any, help_text: str) -> None:
@@ -116,13 +125,16 @@ def register(sub: Any, help_text: str) -> None:
         description=(
             "Read pages with dynotui's pager and print one JSON object per page, one per line: "
             "items, Count, ScannedCount, consumed capacity, calls, retries, keys, has_next, "
-            "ended_by, cached and a signed token for the next page. Bad input exits 2, "
+            "ended_by, cached and a signed token for the next page; then one last line, "
+            '{"summary": ...}, with the five measures, the totals and the price estimate '
+            "(no page key; --no-summary leaves it out). Bad input exits 2, "
             "connection or throttling failures exit 1, each with one line on stderr."
         ),
     )
     add_query_options(parser)
     add_statement_options(parser)
     add_paging_options(parser)
+    add_price_options(parser)
     add_postgres_options(parser)
     add_connection_options(parser)
     parser.set_defaults(run=run)
@@ -220,25 +232,31 @@ def page_through(
     out: TextIO,
     to_json: Callable[[Page[Any], str | None], dict[str, Any]],
     exact: bool | None = None,
+    prices: PriceList | None = None,
 ) -> int:
     """From ``--starting-token`` (verified against this query's scope) to the end, or
-    ``--max-pages``; each page with a signed token of the next, unless ``--no-tokens``."""
+    ``--max-pages``; each page with a signed token of the next, unless ``--no-tokens``;
+    then the summary line, unless ``--no-summary``."""
     scope = source.scope()
     start = None
+    refusals = CursorRefusals()
     if args.starting_token is not None:
-        start = source.key_from_json(signer().verify(args.starting_token, scope))
+        start = verify_cursor(signer(), args.starting_token, scope, source.key_from_json, refusals)
 
     def sign(key: Any) -> str:
         return signer().sign(source.key_to_json(key), scope)
 
+    pager = Pager(source, start_key=start)
     emit(
-        Pager(source, start_key=start),
+        pager,
         out,
         args.max_pages,
         to_json,
         None if args.no_tokens else sign,
         args.plain if exact is None else exact,
     )
+    if not getattr(args, "no_summary", False):
+        write_line(out, summary_json(pager, prices, refusals))
     return 0
 
 
@@ -281,13 +299,19 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
     if args.mode not in (None, "raw"):
         raise InputError("--statement pages as ExecuteStatement does: one call per page (raw)")
     signer = check_paging(args)
+    prices = prices_from_args(args)
     statement = statement_from(
         args.statement, args.parameters, args.page_size, args.consistent_read
     )
     client = make_client(connection_options(args))
     source = PartiQLSource(client, statement)
     return page_through(
-        source, args, signer, out, lambda page, token: partiql_page_json(page, token, args.plain)
+        source,
+        args,
+        signer,
+        out,
+        lambda page, token: partiql_page_json(page, token, args.plain),
+        prices=prices,
     )
 
 
@@ -310,6 +334,19 @@ def pg_page_json(page: Page[Any], next_token: str | None) -> dict[str, Any]:
     }
 
 
+def check_no_prices(args: argparse.Namespace) -> None:
+    given = [
+        flag
+        for flag, value in (
+            ("--price-read-million", getattr(args, "price_read_million", None)),
+            ("--price-rcu-hour", getattr(args, "price_rcu_hour", None)),
+        )
+        if value is not None
+    ]
+    if given:
+        raise InputError(f"PostgreSQL buffers are not billed per unit: drop {', '.join(given)}")
+
+
 def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
     from dynotui.cli.postgres_options import (
         check_no_dynamodb_flags,
@@ -319,6 +356,7 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
     from dynotui.postgres.source import PgSource
 
     check_no_dynamodb_flags(args)
+    check_no_prices(args)
     signer = check_paging(args)
     session = connect_from_args(args)
     try:
@@ -338,6 +376,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     if args.parameters is not None:
         raise InputError("--parameters go with --statement")
     signer = check_paging(args)
+    prices = prices_from_args(args)
     spec = spec_from_args(
         args, page_size=args.page_size, mode=args.mode or "raw", max_rounds=args.max_rounds
     )
@@ -346,5 +385,10 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     schema = describe_table(client, spec.table)
     source = QuerySource(client, spec, schema)  # a bad query is the first thing to say
     return page_through(
-        source, args, signer, out, lambda page, token: dynamo_page_json(page, token, args.plain)
+        source,
+        args,
+        signer,
+        out,
+        lambda page, token: dynamo_page_json(page, token, args.plain),
+        prices=prices,
     )
