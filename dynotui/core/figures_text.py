@@ -141,7 +141,7 @@ def query_lines(
         return [Line("This query", "no page read yet")]
     capacity = measures.capacity
     lines = [
-        Line("This query", f"{plural(measures.reads, 'page read')} (re-reads included)"),
+        Line("This query", f"{plural(measures.reads, 'page')} read (re-reads included)"),
         Line("Cost/page", capacity_text(capacity, measures.unit)),
     ]
     if capacity is not None:
