@@ -39,7 +39,8 @@ class PriceList:
             "unit": self.unit,
             "source": self.source,
             "rates": {
-                r.name: {"usd_per_unit": json_usd(r.usd_per_unit), "basis": r.basis} for r in self.rates
+                r.name: {"usd_per_unit": json_usd(r.usd_per_unit), "basis": r.basis}
+                for r in self.rates
             },
             "estimate": True,
         }
