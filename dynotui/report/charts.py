@@ -37,11 +37,11 @@ def nice_ceiling(value: float) -> float:
     """The axis top: 1, 2, 2.5 or 5 times a power of ten, at or above ``value``."""
     if value <= 0:
         return 1.0
-    power = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
+    power = 10.0 ** math.floor(math.log10(value))
+    for step in (1.0, 2.0, 2.5, 5.0, 10.0):
         if value <= step * power:
             return step * power
-    return 10 * power
+    return 10.0 * power
 
 
 def _frame(chart_id: str, label: str, top: float, unit: str, body: list[str]) -> str:
@@ -116,12 +116,14 @@ def capacity_chart(side: Side, chart_id: str) -> str:
         )
     capacity = side.measures.capacity
     if capacity is not None:
+        label_y = float(HEIGHT)  # below the plot: the first label is placed freely
         for name, value in (("p50", capacity.p50), ("p99", capacity.p99)):
             y = TOP + PLOT_H * (1 - value / top)
+            label_y = min(y + 4, label_y - 12)  # p99's label stays above p50's
             body.append(
                 f'<line x1="{LEFT}" y1="{y:.2f}" x2="{WIDTH - RIGHT}" y2="{y:.2f}" '
                 f'stroke="{COLOURS["mark"]}" stroke-dasharray="4 3" stroke-width="1"/>'
-                f'<text x="{WIDTH - RIGHT + 4}" y="{y + 4:.2f}" font-size="10">'
+                f'<text x="{WIDTH - RIGHT + 4}" y="{label_y:.2f}" font-size="10">'
                 f"{name} {esc(number(value))}</text>"
             )
     body += _page_labels([p.number for p in pages], slot)
