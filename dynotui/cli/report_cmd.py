@@ -184,6 +184,7 @@ def compare_spec(args: argparse.Namespace, spec: Any) -> Any:
 def dynamodb_pagers(
     args: argparse.Namespace, signer: Callable[[], CursorSigner], ledger: SessionLedger
 ) -> list[Pager]:
+    from dynotui.dynamodb.advice import Measurements
     from dynotui.dynamodb.connection import make_client
     from dynotui.dynamodb.partiql import PartiQLSource, statement_from
     from dynotui.dynamodb.schema import describe_table
@@ -210,10 +211,13 @@ def dynamodb_pagers(
         other.check_options()
     client = make_client(connection_options(args))
     schema = describe_table(client, spec.table)
-    source = QuerySource(client, spec, schema)
+    # Shared, so each side's advisor quotes what the other order measured, as in the app.
+    measured = Measurements()
+    source = QuerySource(client, spec, schema, measurements=measured)
     pagers = [Pager(source, start_key=start_of(source, args, signer, ledger), ledger=ledger)]
     if other is not None:
-        pagers.append(Pager(QuerySource(client, other, schema), ledger=ledger))
+        other_source = QuerySource(client, other, schema, measurements=measured)
+        pagers.append(Pager(other_source, ledger=ledger))
     return pagers
 
 
