@@ -9,6 +9,7 @@ Debian's ``chromium``. Every wait is bounded.
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -74,7 +75,7 @@ class Browser:
             stdout=self.log,
             stderr=self.log,
             pass_fds=(3, 4),
-            preexec_fn=wire,  # noqa: PLW1509 - the only way to place fds 3 and 4
+            preexec_fn=wire,  # the only way to place the pipes at fds 3 and 4
         )
         os.close(child_in)
         os.close(child_out)
@@ -176,20 +177,16 @@ class Browser:
         return (Path(self.profile) / "chromium.log").read_text(errors="replace")
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(BrowserError, OSError):
             self.send("Browser.close", session=False)
-        except (BrowserError, OSError):
-            pass
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=15)
         for fd in (self._read, self._write):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
