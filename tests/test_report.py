@@ -95,8 +95,8 @@ def assert_inert(parsed: Elements) -> None:
             assert (attrs.get("src") or "").startswith("data:image/svg+xml;base64,")
 
 
-@pytest.fixture(scope="module")
-def hostile(client: Any) -> str:
+@pytest.fixture(scope="module", name="hostile")
+def hostile_table(client: Any) -> str:
     name = "hostile-report"
     create_table(client, table_definition(name, (HOSTILE_NAME, "S"), ("sk", "S")))
     write_items(
