@@ -341,3 +341,26 @@ def test_nearest_rank_in_the_report_matches_the_pages(ddb, demo_table, tmp_path)
     assert figures["capacity_per_page"]["p99"] == capacities[math.ceil(n * 0.99) - 1]
     empty = sum(1 for p in pages if not p["items"] and p["has_next"] is None)
     assert figures["empty_pages"]["count"] == empty
+
+
+def test_partiql_without_capacity_says_not_reported_never_zero(ddb, demo_table, tmp_path) -> None:
+    statement = f'SELECT * FROM "{demo.TABLE}" WHERE customer = ?'
+    out = report(
+        ddb,
+        tmp_path / "partiql",
+        "--statement",
+        statement,
+        "--parameters",
+        '[{"S": "c007"}]',
+        "--page-size",
+        "5",
+    )
+    (side,) = out["sides"]
+    assert side["pages"] >= 2
+    assert side["measures"]["capacity_per_page"] == {"unit": "RCU", "reported": False}
+    assert side["totals"]["cost"] is None and side["price_estimate"]["these_pages"]["usd"] == {}
+    html_text = Path(out["html"]).read_text()
+    assert 'data-figure="capacity" data-side="0">not reported<' in html_text
+    markdown = Path(out["markdown"]).read_text()
+    assert "| capacity (RCU) | not reported |" in markdown and "$0 " not in markdown
+    assert "Page 1 · boto3" in markdown
