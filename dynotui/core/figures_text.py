@@ -116,13 +116,12 @@ def refusals_text(refusals: RefusalFigures) -> str:
 def price_lines(
     prices: PriceList | None, unit: str | None, figures: Sequence[tuple[str, float | None]]
 ) -> list[Line]:
-    found = estimates(prices, unit, figures)
     lines = [
         Line(
-            f"Est. {what}" if what != WHAT_SHAPE else "Est. per 1M views",
-            estimate.text().split(": ", 1)[1],
+            "Est. per 1M views" if found.what == WHAT_SHAPE else f"Est. {found.what}",
+            found.amounts_text(),
         )
-        for what, estimate in zip((f[0] for f in figures), found, strict=False)
+        for found in estimates(prices, unit, figures)
     ]
     if lines and prices is not None:
         lines.append(Line("", f"an estimate: {prices.source}"))

@@ -75,11 +75,14 @@ class PriceEstimate:
     units: float | None  # None: the source reported no figure to price
     amounts: tuple[tuple[str, Decimal], ...]  # (rate name, USD)
 
-    def text(self) -> str:
+    def amounts_text(self) -> str:
+        """The amounts alone: "$0.0000067 on-demand, $0.0000019 provisioned"."""
         if self.units is None:
-            return f"{self.what}: not reported, no estimate"
-        parts = ", ".join(f"{usd(amount)} {name}" for name, amount in self.amounts)
-        return f"{self.what}: {parts}"
+            return "not reported, no estimate"
+        return ", ".join(f"{usd(amount)} {name}" for name, amount in self.amounts)
+
+    def text(self) -> str:
+        return f"{self.what}: {self.amounts_text()}"
 
     def as_json(self) -> dict[str, Any]:
         return {

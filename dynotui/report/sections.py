@@ -92,7 +92,7 @@ def money(side: Side) -> list[tuple[str, str]]:
             (WHAT_SHAPE, per_page_views(side.measures.capacity_mean)),
         ],
     )
-    rows = [(e.what, e.text().split(": ", 1)[1]) for e in found]
+    rows = [(e.what, e.amounts_text()) for e in found]
     rows += [(f"rate: {r.name}", r.basis) for r in prices.rates]
     rows.append(("source", f"an estimate: {prices.source}"))
     return rows
@@ -103,7 +103,7 @@ def session_rows(session: SessionFigures, side: Side | None) -> list[tuple[str, 
     prices = side.prices if side is not None else None
     for unit in session.by_unit:
         for found in estimates(prices, unit.unit, [(WHAT_SESSION, unit.total)]):
-            rows.append((f"Est. {found.what}", found.text().split(": ", 1)[1]))
+            rows.append((f"Est. {found.what}", found.amounts_text()))
     return rows
 
 
