@@ -86,7 +86,7 @@ for number, page in enumerate(pages, start=1):
 
 def drain_command(command: list[str]) -> int:
     result = subprocess.run(command, capture_output=True, text=True, check=True)
-    return sum(len(json.loads(line)["items"]) for line in result.stdout.splitlines())
+    return sum(len(json.loads(line).get("items", ())) for line in result.stdout.splitlines())
 
 
 def timed(fn: Any) -> tuple[float, Any]:

@@ -60,3 +60,21 @@ def rare_spec(schema: Any, **options: Any) -> Any:
         filter_values={":r": {"S": demo.RARE_STATUS}},
         **options,
     )
+
+
+def page_lines(stdout: str) -> list[dict]:
+    """The page objects ``dynotui pages`` printed, without its last line, the summary
+    (checked to be there, last, and the only object without a ``page`` key)."""
+    import json
+
+    parsed = [json.loads(line) for line in stdout.splitlines()]
+    assert parsed and set(parsed[-1]) == {"summary"}, "the last line is the summary"
+    assert all("page" in line for line in parsed[:-1])
+    return parsed[:-1]
+
+
+def summary_line(stdout: str) -> dict:
+    """The ``summary`` object of ``dynotui pages`` output."""
+    import json
+
+    return json.loads(stdout.splitlines()[-1])["summary"]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import page_lines
 
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.local import demo
@@ -128,7 +129,7 @@ def test_a_broken_secret_file_matters_only_when_a_cursor_is_signed(ddb, tmp_path
     env["XDG_CONFIG_HOME"] = str(tmp_path)
     quiet = pages(ddb, *QUERY, "--max-pages", "2", "--no-tokens", env=env)
     assert quiet.returncode == 0, quiet.stderr
-    lines = [json.loads(line) for line in quiet.stdout.splitlines()]
+    lines = page_lines(quiet.stdout)
     assert len(lines) == 2 and all(line["next_token"] is None for line in lines)
     signing = pages(ddb, *QUERY, "--max-pages", "1", env=env)
     one_line_error(signing, 2, "is a directory")

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import pytest
-from helpers import drain
+from helpers import drain, page_lines
 
 from dynotui.core import cursor
 from dynotui.core.cursor import CursorSigner
@@ -53,7 +53,7 @@ def pages(ddb: Any, *args: str, env: dict | None = None) -> subprocess.Completed
 
 def lines(result: subprocess.CompletedProcess) -> list[dict]:
     assert result.returncode == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    return page_lines(result.stdout)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from faultproxy import FaultProxy
-from helpers import drain, items_of, rare_spec, walk
+from helpers import drain, items_of, page_lines, rare_spec, walk
 
 from dynotui.core.errors import ServiceError
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
@@ -89,7 +89,7 @@ def test_pages_output_counts_retries_and_loses_nothing(ddb, truth, mode) -> None
             env=ENV,
         )
     assert result.returncode == 0, result.stderr
-    pages = [json.loads(line) for line in result.stdout.splitlines()]
+    pages = page_lines(result.stdout)
     assert [item for page in pages for item in page["items"]] == [to_wire(i) for i in truth]
     assert sum(page["retries"] for page in pages) == proxy.injected >= 3
 

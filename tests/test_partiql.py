@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import items_of, walk
+from helpers import items_of, page_lines, walk
 
 from dynotui.core.cancel import NEVER
 from dynotui.core.cursor import CursorError, CursorSigner
@@ -164,7 +164,7 @@ def test_pages_statement_and_its_tokens(ddb, client) -> None:
         ddb, "--statement", BY_CUSTOMER, "--parameters", parameters, "--page-size", "3"
     )
     assert result.returncode == 0, result.stderr
-    pages = [json.loads(line) for line in result.stdout.splitlines()]
+    pages = page_lines(result.stdout)
     assert [p["items"] for p in pages] == [[to_wire(i) for i in t] for t in truth]
     assert all(p["consumed_capacity"] is None and p["scanned_count"] is None for p in pages)
     resumed = run_pages(

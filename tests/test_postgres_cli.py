@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 import pytest
+from helpers import page_lines
 
 from dynotui.core.pager import Pager
 from dynotui.postgres.codegen import generate_pg
@@ -32,7 +33,7 @@ def pages(uri: str, *args: str) -> subprocess.CompletedProcess:
 
 def lines(result: subprocess.CompletedProcess) -> list[dict]:
     assert result.returncode == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    return page_lines(result.stdout)
 
 
 def test_pages_prints_one_object_per_page(pg_uri: str, pg_admin: Any) -> None:

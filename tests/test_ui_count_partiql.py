@@ -7,7 +7,7 @@ from typing import Any
 
 from faultproxy import FaultProxy
 from helpers import drain
-from textual.widgets import ProgressBar, Label, Static, TextArea
+from textual.widgets import Label, ProgressBar, Static, TextArea
 from uihelpers import grid_rows, make_app, text_of
 
 from dynotui.dynamodb.connection import ConnectionOptions, make_client

@@ -23,6 +23,7 @@ from dynotui.core.foreign import (
     looks_signed,
     read_foreign,
 )
+from dynotui.core.refusals import CursorRefusals, verify_cursor
 from dynotui.core.source import Source
 from dynotui.dynamodb.foreign_skip import resolve_start
 from dynotui.dynamodb.source import QuerySource
@@ -85,9 +86,10 @@ def _verified(
     source: Source,
     reader: ForeignReader | None,
     flags: str,
+    refusals: CursorRefusals | None = None,
 ) -> Any:
     try:
-        return source.key_from_json(signer().verify(text, source.scope()))
+        return verify_cursor(signer(), text, source.scope(), source.key_from_json, refusals)
     except CursorError as exc:
         if exc.reason != "malformed" or looks_signed(text):
             raise
@@ -113,6 +115,7 @@ def starting_point(
     what: str = "this read",
     resolve: Callable[[ForeignStart], Start] | None = None,
     flags: str = FOREIGN_FLAGS,
+    refusals: CursorRefusals | None = None,
 ) -> Start:
     """Page 1's boundary from --starting-token, --foreign-token or --exclusive-start-key
     (at most one). ``resolve`` turns a foreign start into page 1's boundary (DynamoDB
@@ -132,7 +135,7 @@ def starting_point(
         return Start()
     flag, text = given[0]
     if flag == "--starting-token":
-        return Start(_verified(text, signer, source, reader, flags))
+        return Start(_verified(text, signer, source, reader, flags, refusals))
     start = _foreign_start(text, flag, reader, what)
     if resolve is not None:
         return resolve(start)

@@ -36,6 +36,10 @@ COMMANDS = {
         "dynotui.cli.pages_cmd",
         "page through a Query, Scan or PartiQL SELECT headless: one JSON object per page",
     ),
+    "report": (
+        "dynotui.cli.report_cmd",
+        "page through a query and write what it cost as HTML (inline SVG charts) and Markdown",
+    ),
     "count": (
         "dynotui.cli.count_cmd",
         "count a Query's or Scan's matches (Select: COUNT), with forecast and cost",

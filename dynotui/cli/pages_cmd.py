@@ -12,11 +12,15 @@ from dynotui.cli.foreign_options import Start, add_foreign_options, dynamo_start
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.postgres_options import add_postgres_options
+from dynotui.cli.price_options import add_price_options, prices_from_args
+from dynotui.cli.summary import summary_json
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner, check_max_age
 from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
+from dynotui.core.money import PriceList
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
+from dynotui.core.refusals import CursorRefusals
 from dynotui.core.source import Source
 from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.dynamo_json import parse_wire_json, plain_item, to_wire
@@ -109,6 +113,11 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
         help="print next_token as null: no cursor secret is read or made",
     )
     group.add_argument("--plain", action="store_true", help="items as plain JSON")
+    group.add_argument(
+        "--no-summary",
+        action="store_true",
+        help='leave out the last line, {"summary": ...}: the measures, totals and price',
+    )
 
 
 def register(sub: Any, help_text: str) -> None:
@@ -119,13 +128,16 @@ def register(sub: Any, help_text: str) -> None:
         description=(
             "Read pages with dynotui's pager and print one JSON object per page, one per line: "
             "items, Count, ScannedCount, consumed capacity, calls, retries, keys, has_next, "
-            "ended_by, cached and a signed token for the next page. Bad input exits 2, "
+            "ended_by, cached and a signed token for the next page; then one last line, "
+            '{"summary": ...}, with the five measures, the totals and the price estimate '
+            "(no page key; --no-summary leaves it out). Bad input exits 2, "
             "connection or throttling failures exit 1, each with one line on stderr."
         ),
     )
     add_query_options(parser)
     add_statement_options(parser)
     add_paging_options(parser)
+    add_price_options(parser)
     add_postgres_options(parser)
     add_connection_options(parser)
     parser.set_defaults(run=run)
@@ -229,19 +241,23 @@ def page_through(
     to_json: Callable[[Page[Any], str | None], dict[str, Any]],
     exact: bool | None = None,
     start: Start | None = None,
+    prices: PriceList | None = None,
+    refusals: CursorRefusals | None = None,
 ) -> int:
     """From ``--starting-token`` (verified against this query's scope), or ``start`` (a
     foreign cursor's), to the end, or ``--max-pages``; each page with a signed token of
-    the next, unless ``--no-tokens``."""
+    the next, unless ``--no-tokens``; then the summary line, unless ``--no-summary``."""
     scope = source.scope()
+    refusals = refusals if refusals is not None else CursorRefusals()
     if start is None:
-        start = starting_point(args, source, signer, None, what="this read")
+        start = starting_point(args, source, signer, None, what="this read", refusals=refusals)
 
     def sign(key: Any) -> str:
         return signer().sign(source.key_to_json(key), scope)
 
+    pager = Pager(source, start_key=start.key)
     emit(
-        Pager(source, start_key=start.key),
+        pager,
         out,
         args.max_pages,
         to_json,
@@ -249,6 +265,8 @@ def page_through(
         args.plain if exact is None else exact,
         start.mark,
     )
+    if not getattr(args, "no_summary", False):
+        write_line(out, summary_json(pager, prices, refusals))
     return 0
 
 
@@ -291,12 +309,16 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
     if args.mode not in (None, "raw"):
         raise InputError("--statement pages as ExecuteStatement does: one call per page (raw)")
     signer = check_paging(args)
+    prices = prices_from_args(args)
     statement = statement_from(
         args.statement, args.parameters, args.page_size, args.consistent_read
     )
     client = make_client(connection_options(args))
     source = PartiQLSource(client, statement)
-    start = starting_point(args, source, signer, None, what="a PartiQL statement")
+    refusals = CursorRefusals()
+    start = starting_point(
+        args, source, signer, None, what="a PartiQL statement", refusals=refusals
+    )
     return page_through(
         source,
         args,
@@ -304,6 +326,8 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
         out,
         lambda page, token: partiql_page_json(page, token, args.plain),
         start=start,
+        prices=prices,
+        refusals=refusals,
     )
 
 
@@ -326,6 +350,19 @@ def pg_page_json(page: Page[Any], next_token: str | None) -> dict[str, Any]:
     }
 
 
+def check_no_prices(args: argparse.Namespace) -> None:
+    given = [
+        flag
+        for flag, value in (
+            ("--price-read-million", getattr(args, "price_read_million", None)),
+            ("--price-rcu-hour", getattr(args, "price_rcu_hour", None)),
+        )
+        if value is not None
+    ]
+    if given:
+        raise InputError(f"PostgreSQL buffers are not billed per unit: drop {', '.join(given)}")
+
+
 def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
     from dynotui.cli.foreign_options import PG_FOREIGN_FLAGS, check_pg_start, pg_start
     from dynotui.cli.postgres_options import (
@@ -338,10 +375,12 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
 
     check_no_dynamodb_flags(args)
     check_pg_start(args)
+    check_no_prices(args)
     signer = check_paging(args)
     session = connect_from_args(args)
     try:
         source = PgSource(session, query_from_args(session, args, args.page_size))
+        refusals = CursorRefusals()
         start = starting_point(
             args,
             source,
@@ -349,8 +388,11 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
             PgForeign(source.query, source.key_from_json),
             resolve=lambda found: pg_start(session, source.query, found),
             flags=PG_FOREIGN_FLAGS,
+            refusals=refusals,
         )
-        return page_through(source, args, signer, out, pg_page_json, exact=False, start=start)
+        return page_through(
+            source, args, signer, out, pg_page_json, exact=False, start=start, refusals=refusals
+        )
     finally:
         session.close()
 
@@ -365,6 +407,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     if args.parameters is not None:
         raise InputError("--parameters go with --statement")
     signer = check_paging(args)
+    prices = prices_from_args(args)
     spec = spec_from_args(
         args, page_size=args.page_size, mode=args.mode or "raw", max_rounds=args.max_rounds
     )
@@ -372,8 +415,14 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     client = make_client(connection_options(args))
     schema = describe_table(client, spec.table)
     source = QuerySource(client, spec, schema)  # a bad query is the first thing to say
+    refusals = CursorRefusals()
     start = starting_point(
-        args, source, signer, DynamoForeign(schema, spec), resolve=lambda f: dynamo_start(source, f)
+        args,
+        source,
+        signer,
+        DynamoForeign(schema, spec),
+        resolve=lambda f: dynamo_start(source, f),
+        refusals=refusals,
     )
     return page_through(
         source,
@@ -382,4 +431,6 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         out,
         lambda page, token: dynamo_page_json(page, token, args.plain),
         start=start,
+        prices=prices,
+        refusals=refusals,
     )

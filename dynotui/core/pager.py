@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from dynotui.core.cancel import NEVER, CancelToken
 from dynotui.core.errors import InputError
+from dynotui.core.ledger import SessionLedger
+from dynotui.core.measures import QueryMeasures
 from dynotui.core.page import HasNext, Page, PageSummary, Totals
 from dynotui.core.source import Source
 
@@ -44,6 +46,7 @@ class Pager:
         *,
         start_key: Any = None,
         cache_pages: int = DEFAULT_CACHE_PAGES,
+        ledger: SessionLedger | None = None,
     ) -> None:
         self.source = source
         self.cache_pages = cache_pages
@@ -53,6 +56,9 @@ class Pager:
         self.current: Page[Any] | None = None
         self.totals: Totals[Any] = Totals()
         self.advisor = source.advisor()
+        self.measures = QueryMeasures()  # this query's five measures, page by page
+        self.ledger = ledger  # the app's: every stack's reads add up there too
+        self._scope: str | None = None
 
     # -- state -------------------------------------------------------------------------
 
@@ -122,6 +128,13 @@ class Pager:
             and all(n in self._summaries for n in range(1, last + 1))
         )
 
+    @property
+    def scope(self) -> str:
+        """The source's scope, computed once: the query's identity for the ledger."""
+        if self._scope is None:
+            self._scope = self.source.scope()
+        return self._scope
+
     def selectivity(self) -> float | None:
         read = self.totals.scanned
         return self.totals.count / read if read else None
@@ -184,6 +197,9 @@ class Pager:
             self._summaries[k] = page.summary()
             self.totals = self.totals.add(page.cost)
             self.advisor.add(page)
+            self.measures.add(page)
+            if self.ledger is not None:
+                self.ledger.page_read(self, self.scope, page.cost)
         if k in self._cache:
             self._cache.move_to_end(k)
         while len(self._cache) > self.cache_pages:
@@ -195,6 +211,8 @@ class Pager:
         """Count what a cancelled or superseded read spent: it is billed all the same."""
         if cost is not None:
             self.totals = self.totals.add_abandoned(cost)
+            if self.ledger is not None:
+                self.ledger.abandoned(cost)
 
     def go(self, target: Target, *, fresh: bool = False) -> Page[Any]:
         return self.accept(self.read(self.plan(target, fresh=fresh)))

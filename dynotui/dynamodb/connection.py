@@ -12,6 +12,7 @@ import contextlib
 import ipaddress
 import math
 import os
+import re
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -93,6 +94,63 @@ def effective_region(
     return options.region or env.get("AWS_REGION") or profile_region or None
 
 
+_REGION = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")  # botocore's own rule
+
+
+def check_region(region: str, name: str = "--region") -> str:
+    """A region name as botocore accepts one, else a sentence saying what one looks like."""
+    if not _REGION.fullmatch(region):
+        hint = " (an endpoint URL goes in the endpoint field)" if "://" in region else ""
+        raise ConnectionSetupError(
+            f"{name} {region!r} is not a region name: a region looks like eu-west-1{hint}"
+        )
+    return region
+
+
+def in_force(
+    client: Any, options: ConnectionOptions, env: Mapping[str, str] | None = None
+) -> dict[str, tuple[str, str]]:
+    """What the connection uses now, field by field, and where each value came from: the
+    options, a variable, the profile, or a default."""
+    env = os.environ if env is None else env
+    endpoint = effective_endpoint(options, env)
+    if options.endpoint_url:
+        endpoint_from = "--endpoint-url or the connection form"
+    elif env.get("AWS_ENDPOINT_URL_DYNAMODB"):
+        endpoint_from = "AWS_ENDPOINT_URL_DYNAMODB"
+    elif env.get("AWS_ENDPOINT_URL"):
+        endpoint_from = "AWS_ENDPOINT_URL"
+    else:
+        endpoint_from = "AWS's own for the region"
+    region = client.meta.region_name if client is not None else None
+    if options.region:
+        region_from = "--region or the connection form"
+    elif env.get("AWS_REGION"):
+        region_from = "AWS_REGION"
+    elif env.get("AWS_DEFAULT_REGION"):
+        region_from = "AWS_DEFAULT_REGION"
+    elif region == LOCAL_REGION and is_loopback_url(endpoint):
+        region_from = "dynotui's default for a local endpoint"
+    else:
+        region_from = "the profile's config"
+    profile = options.profile or env.get("AWS_PROFILE") or ""
+    profile_from = (
+        "--profile or the connection form"
+        if options.profile
+        else "AWS_PROFILE"
+        if env.get("AWS_PROFILE")
+        else "the default chain"
+    )
+    return {
+        "profile": (profile, profile_from),
+        "region": (region or "", region_from),
+        "endpoint_url": (endpoint or "", endpoint_from),
+        "connect_timeout": (f"{options.connect_timeout:g}", "dynotui's setting"),
+        "read_timeout": (f"{options.read_timeout:g}", "dynotui's setting"),
+        "max_attempts": (str(options.max_attempts), "dynotui's setting"),
+    }
+
+
 def _check_timeouts(options: ConnectionOptions) -> None:
     for name, value in (
         ("--connect-timeout", options.connect_timeout),
@@ -128,6 +186,7 @@ def make_client(options: ConnectionOptions) -> Any:
         raise ConnectionSetupError(
             "no AWS region: pass --region, set AWS_REGION, or set one in your profile."
         )
+    check_region(region, "--region" if options.region else "the region")
     extra: dict[str, str] = {}
     if local and session.get_credentials() is None:
         extra = dict(LOCAL_FALLBACK)

@@ -70,6 +70,19 @@ class CountResult:
     forecast: Forecast
     taken_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
+    @property
+    def cost(self) -> DynamoCost:
+        """What the count spent, shaped as a page's cost: how it reaches the session's
+        ledger (``core.ledger.CountOutcome``), as ``PgCountResult.cost`` does."""
+        return DynamoCost(
+            requests=self.calls,
+            read=self.scanned,
+            matched=self.count,
+            capacity=self.capacity,
+            latency_ms=self.seconds * 1000,
+            retries=self.retries,
+        )
+
     def as_json(self) -> dict[str, Any]:
         return {
             "count": self.count,

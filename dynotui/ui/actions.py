@@ -52,6 +52,12 @@ GENERIC: tuple[Action, ...] = (
     Action("b", "toggle_sidebar", "Sidebar", "Sidebar, or a one-line cost strip"),
     Action("E", "connection", "Connection", "The connection: change it, or open it again"),
     Action("c", "show_code", "Code", "Code that reproduces this page", True),
+    Action(
+        "S",
+        "report",
+        "Report",
+        "Write a report to share: this query (or the compare) and the session, HTML and Markdown",
+    ),
     Action("y", "copy_item(False)", "Copy item", "Copy the selected item as plain JSON"),
     Action("Y", "copy_item(True)", "Copy item (typed)", "Copy the item with its types"),
     Action("a", "copy_page", "Copy page", "Copy the page as JSON lines"),

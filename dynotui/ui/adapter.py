@@ -20,7 +20,11 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from dynotui.core.foreign import ForeignReader
 from dynotui.core.history import HistoryEntry, HistoryQuery
+from dynotui.core.ledger import SessionLedger
+from dynotui.core.money import PriceList
+from dynotui.core.pager import Pager
 from dynotui.core.pasted import PastedCursor
+from dynotui.report.model import Report
 from dynotui.ui.actions import Action
 from dynotui.ui.query import Query
 
@@ -71,6 +75,12 @@ class Adapter(Protocol):
 
     def compare_partner(self, query: Query) -> Query | None:
         """The query the compare view opens beside ``query`` (None: the user picks one)."""
+
+    def prices(self) -> PriceList | None:
+        """What a read unit costs, to show capacity as money (None: not billed per unit)."""
+
+    def report(self, pagers: Sequence[Pager], ledger: SessionLedger, code_page: int) -> Report:
+        """A report of ``pagers`` (one, or a compare's two, left first) and the session."""
 
     def code_target(self) -> object:
         """What generated code connects to (endpoint and credentials, or a URI)."""

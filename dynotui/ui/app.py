@@ -13,6 +13,8 @@ import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 from typing import TypeVar
 
 from textual import on
@@ -23,10 +25,13 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from dynotui.core.cursor import CursorError, CursorSigner
+from dynotui.core.figures_text import stack_footer
 from dynotui.core.history import HistoryEntry, HistoryStore
+from dynotui.core.ledger import CountOutcome
 from dynotui.core.page import Cost
 from dynotui.core.pager import Pager, Target
 from dynotui.process import heap
+from dynotui.report.files import write_report
 from dynotui.ui import clipboard
 from dynotui.ui.adapter import Adapter
 from dynotui.ui.background import CallReported, call_in_background
@@ -64,17 +69,20 @@ class PagerApp(App[None]):
         signer: CursorSigner | None = None,
         system_copy: Callable[[str], None] = clipboard.system_copy,
         history: HistoryStore | None = None,
+        report_folder: Path | None = None,
     ) -> None:
-        """``history``: where queries opened are kept (None: nowhere, as ``--no-history``)."""
+        """``history``: where queries opened are kept (None: nowhere, as ``--no-history``);
+        ``report_folder``: where ``S`` writes reports (default: the current folder)."""
         super().__init__()
         self.adapter = adapter
         self.key_table = list(adapter.actions())
         for action in self.key_table:
             # Bound per app, from the adapter's table: each database words its own keys.
             self.bind(action.keys, action.action, description=action.title, show=action.footer)
-        self.session = Session(clock=clock)
+        self.session = Session(clock=clock, prices=adapter.prices())
         self.share = Share(self, signer, system_copy)
         self.history = HistoryLog(history, self._history_warning)
+        self.report_folder = report_folder or Path.cwd()
         self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
         self.said: list[Said] = []  # every notification shown, oldest first
         self._main_screen: MainScreen | None = None
@@ -148,14 +156,29 @@ class PagerApp(App[None]):
     def set_connection_label(self, label: str) -> None:
         self.sub_title = label
 
-    def spent(self, cost: Cost, what: str) -> None:
-        """A read outside any stack (passing over a foreign cursor's items): billed all
-        the same, so the session counts it."""
-        self.session.spent_elsewhere.append((what, cost))
+    def spent(self, cost: Cost) -> None:
+        """A read outside any stack's pages (passing over a foreign cursor's items):
+        billed all the same, so the session counts it."""
+        self.session.ledger.read_outside(cost)
+        self.refresh_costs()
 
     def cursor_refused(self, error: CursorError) -> None:
         """A pasted cursor was refused: the session counts it, by reason."""
-        self.session.refusals[error.reason] += 1
+        self.session.ledger.cursors.refused(error)
+        self.refresh_costs()
+
+    def cursor_accepted(self) -> None:
+        self.session.ledger.cursors.accepted()
+
+    def count_finished(self, result: CountOutcome) -> None:
+        """A count ended, complete or stopped: what it read was billed either way."""
+        self.session.ledger.count_done(result)
+        self.refresh_costs()
+
+    def refresh_costs(self) -> None:
+        """The session's figures changed outside a page: every sidebar says so."""
+        for view in self.views:
+            view.refresh_costs()
 
     def _history_warning(self, text: str) -> None:
         with contextlib.suppress(RuntimeError):  # the app may be gone by then
@@ -233,7 +256,10 @@ class PagerApp(App[None]):
             if number:
                 view.navigate(number)
 
-        self.push_screen(StackScreen(state.pager, state.query.boundary_text), jump)
+        footer = stack_footer(
+            state.pager.measures.snapshot(), self.session.ledger.figures().refusals
+        )
+        self.push_screen(StackScreen(state.pager, state.query.boundary_text, footer), jump)
 
     # -- what the adapter does ------------------------------------------------------------
 
@@ -268,6 +294,34 @@ class PagerApp(App[None]):
         self.adapter.close()
         self.history.flush()
         self.exit()
+
+    def action_report(self) -> None:
+        """A report to share: this query (or both sides of the compare) and the session, as
+        one self-contained HTML file and as Markdown, in the current folder."""
+        screen = self.main_screen
+        views = screen.views if screen.comparing else [self.active_view]
+        pagers = [v.pager for v in views if v.pager is not None and v.pager.current is not None]
+        if not pagers:
+            notify(self, "No page read yet: a report needs one.", severity="warning")
+            return
+        adapter, ledger = self.adapter, self.session.ledger
+        code_page = pagers[0].number
+        folder, when = self.report_folder, datetime.now()
+
+        def write() -> tuple[Path, Path]:
+            return write_report(adapter.report(pagers, ledger, code_page), folder, when)
+
+        def written(paths: tuple[Path, Path]) -> None:
+            html_path, markdown_path = paths
+            notify(
+                self,
+                f"Report written: {html_path} (open it in a browser: it needs no network) "
+                f"and {markdown_path}.",
+                title="Report",
+                timeout=15,
+            )
+
+        self.call(write, written, lambda error: self.fail(error, "Report"))
 
     def action_history(self) -> None:
         from dynotui.ui.screens.history import HistoryScreen

@@ -1,13 +1,15 @@
 """What every view of the app shares for as long as it runs: the clock its sources time
-calls with, and the counts taken (by query scope). The connection is the adapter's."""
+calls with, the counts taken (by query scope), the session's ledger (every read of every
+stack, counts, abandoned reads, cursors refused) and the prices that turn capacity into
+money. The connection is the adapter's."""
 
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 
-from dynotui.core.page import Cost
+from dynotui.core.ledger import SessionLedger
+from dynotui.core.money import PriceList
 from dynotui.ui.query import Clock, Counted
 
 
@@ -15,6 +17,5 @@ from dynotui.ui.query import Clock, Counted
 class Session:
     clock: Clock = time.perf_counter
     counts: dict[str, Counted] = field(default_factory=dict)  # by query scope
-    refusals: Counter[str] = field(default_factory=Counter)  # cursors refused, by reason
-    # Reads outside any stack (passing over a foreign cursor's items): what, and the cost.
-    spent_elsewhere: list[tuple[str, Cost]] = field(default_factory=list)
+    ledger: SessionLedger = field(default_factory=SessionLedger)
+    prices: PriceList | None = None  # None: the database bills no read units (PostgreSQL)

@@ -122,8 +122,10 @@ class Share:
         adapter = self.app.adapter
 
         def opened(pasted: PastedCursor | None) -> None:
-            if pasted is not None and view.state is state:
-                adapter.open_pasted(self.app, view, pasted)
+            if pasted is not None:
+                self.app.cursor_accepted()
+                if view.state is state:
+                    adapter.open_pasted(self.app, view, pasted)
 
         self.app.push_screen(
             PasteCursorScreen(

@@ -13,19 +13,24 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from dynotui.core.cursor import CursorError
-from dynotui.core.errors import InputError
+from dynotui.core.errors import InputError, error_words
 from dynotui.core.foreign import ForeignReader
 from dynotui.core.history import HistoryEntry, HistoryQuery
+from dynotui.core.ledger import SessionLedger
+from dynotui.core.money import PriceList
+from dynotui.core.pager import Pager
 from dynotui.core.pasted import PastedCursor
 from dynotui.dynamodb import history_entry
 from dynotui.dynamodb.advice import Measurements
-from dynotui.dynamodb.connection import ConnectionOptions, describe, make_client
+from dynotui.dynamodb.connection import ConnectionOptions, describe, in_force, make_client
 from dynotui.dynamodb.foreign import foreign_reader
 from dynotui.dynamodb.foreign_skip import ResolvedStart, resolve_start
 from dynotui.dynamodb.opening import Opened, Opening
+from dynotui.dynamodb.pricing import read_prices
 from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
 from dynotui.dynamodb.schema import BASE, TableSchema, describe_table, list_tables
 from dynotui.dynamodb.source import QuerySource
+from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
 from dynotui.ui.adapter import Side
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
@@ -73,9 +78,12 @@ class DynamoDBAdapter:
         open_form: bool | None = None,
         opening: Opening | None = None,
         resume: HistoryEntry | None = None,
+        prices: PriceList | None = None,
     ) -> None:
-        """``resume``: a history entry to reopen at once (``dynotui --resume``)."""
+        """``resume``: a history entry to reopen at once (``dynotui --resume``); ``prices``:
+        what a read unit costs (default: the settings file's, else the dated default)."""
         self._client = client
+        self._prices = prices
         self.options = options
         self._label = label or describe(client, options)
         self.table = table
@@ -218,23 +226,60 @@ class DynamoDBAdapter:
             if result is not None:
                 app.counted(view, result)
 
-        app.push_screen(CountScreen(self._client, query, prediction), counted)
+        before = app.session.counts.get(pager.source.scope())
+        earlier = before if isinstance(before, CountResult) else None
+        app.push_screen(
+            CountScreen(self._client, query, prediction, earlier, app.count_finished), counted
+        )
 
-    def reconnect(self, app: PagerApp) -> None:
+    def reconnect(
+        self, app: PagerApp, why: str = "", tried: ConnectionOptions | None = None
+    ) -> None:
         from dynotui.ui.dynamodb.connection_screen import ConnectionScreen
 
-        def chosen(options: ConnectionOptions | None) -> None:
-            if options is not None:
-                app.call(
-                    lambda: make_client(options),
-                    lambda client: self._reconnected(app, options, client),
-                    lambda error: app.fail(error, "Connection"),
-                )
+        table = self._table_shown(app)
 
-        app.push_screen(ConnectionScreen(self.options), chosen)
+        def connect(options: ConnectionOptions) -> Any:
+            client = make_client(options)
+            # Connected means a call answered: the table shown, or the list of tables.
+            if table is not None:
+                describe_table(client, table)
+            else:
+                list_tables(client)
+            return client
+
+        def chosen(options: ConnectionOptions | None) -> None:
+            if options is None:
+                return
+            app.call(
+                lambda: connect(options),
+                lambda client: self._reconnected(app, options, client),
+                lambda error: self.reconnect(
+                    app,
+                    f"Not connected: {error_words(error)} — the old connection is kept.",
+                    options,
+                ),
+            )
+
+        shown = tried or self.options
+        app.push_screen(ConnectionScreen(shown, in_force(self._client, shown), why), chosen)
+
+    def _table_shown(self, app: PagerApp) -> str | None:
+        query = app.main_view.query_shown
+        return query.schema.name if isinstance(query, DynamoQuery | PartiQLQuery) else None
 
     def compare_partner(self, query: Query) -> Query | None:
         return None  # the user picks the other order (tab, o)
+
+    def prices(self) -> PriceList | None:
+        if self._prices is None:
+            self._prices = read_prices()
+        return self._prices
+
+    def report(self, pagers: Sequence[Pager], ledger: SessionLedger, code_page: int) -> Report:
+        from dynotui.dynamodb.report import dynamodb_report  # only when a report is asked for
+
+        return dynamodb_report(pagers, prices=self.prices(), ledger=ledger, code_page=code_page)
 
     def code_target(self) -> object:
         from dynotui.dynamodb.codegen import code_target  # only when code is asked for
@@ -259,7 +304,7 @@ class DynamoDBAdapter:
 
         def resolved(found: ResolvedStart) -> None:
             if found.cost is not None:
-                app.spent(found.cost, "reading past the items a foreign cursor had shown")
+                app.spent(found.cost)  # reading past the items the cursor had shown
             view.start(query, found.start_key, note=found.note, origin=FOREIGN_ORIGIN)
 
         def failed(error: BaseException) -> None:
@@ -497,6 +542,7 @@ class DynamoDBAdapter:
                 view.use_client(client)
         notify(
             app,
-            f"Connected to {self._label}. The stacks are kept; R retries a failed move.",
+            f"Connected to {self._label} (it answered). The stacks are kept; R retries a "
+            "failed move.",
             title="Connection",
         )

@@ -1,7 +1,13 @@
-"""Change the connection in the app: profile, region, endpoint, timeouts."""
+"""Change the connection in the app: profile, region, endpoint, timeouts.
+
+Each field opens on the value in force and says where it came from (an option, a
+variable, the profile, a default), so an endpoint set by AWS_ENDPOINT_URL_DYNAMODB is
+seen, not hidden behind an empty field. An error stays at its field.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from textual.app import ComposeResult
@@ -10,28 +16,31 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label
 
-from dynotui.core.errors import InputError
-from dynotui.dynamodb.connection import ConnectionOptions
-from dynotui.ui.widgets.safe_text import plain_lines
+from dynotui.core.errors import FieldError, InputError
+from dynotui.dynamodb.connection import ConnectionOptions, check_endpoint, check_region
+from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 FIELDS = (
     ("profile", "AWS profile (empty: the default chain)"),
-    ("region", "Region (empty: AWS_REGION or the profile's)"),
+    ("region", "Region, such as eu-west-1"),
     ("endpoint_url", "Endpoint URL (empty: AWS's own; e.g. http://localhost:8000)"),
     ("connect_timeout", "Connect timeout, seconds"),
     ("read_timeout", "Read timeout, seconds (per attempt)"),
     ("max_attempts", "Attempts per request (retries included)"),
 )
+InForce = dict[str, tuple[str, str]]
 
 
 class ConnectionScreen(ModalScreen[ConnectionOptions | None]):
-    """Dismisses with new options; the app makes the client and keeps every stack."""
+    """Dismisses with new options; the app makes the client, checks it answers, and
+    keeps every stack."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel"), Binding("ctrl+s", "apply", "Connect")]
 
-    def __init__(self, options: ConnectionOptions, why: str = "") -> None:
+    def __init__(self, options: ConnectionOptions, in_force: InForce, why: str = "") -> None:
         super().__init__()
         self.options = options
+        self.in_force = in_force
         self.why = why
 
     def compose(self) -> ComposeResult:
@@ -45,33 +54,59 @@ class ConnectionScreen(ModalScreen[ConnectionOptions | None]):
                 yield Label(plain_lines(self.why), classes="field-error")
             with VerticalScroll():
                 for name, label in FIELDS:
-                    value = getattr(self.options, name)
-                    yield Label(label)
-                    yield Input(value="" if value is None else str(value), id=name)
-                yield Label("", id="connection-error", classes="field-error")
+                    value, source = self.in_force.get(name, ("", ""))
+                    yield Label(plain(f"{label} · in force: {value or '(none)'}, from {source}"))
+                    yield Input(value=value, id=name)
+                    yield Label("", id=f"{name}-error", classes="field-error")
             yield Button("Connect (ctrl+s)", variant="primary", id="connect")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#profile", Input).focus()
+
+    def _number(self, name: str, text: str, whole: bool) -> float:
+        try:
+            value = int(text) if whole else float(text)
+        except ValueError:
+            kind = "a whole number" if whole else "a number of seconds"
+            raise FieldError(name, f"{kind}, got {text!r}") from None
+        if not math.isfinite(value):
+            raise FieldError(name, f"a finite number, got {text!r}")
+        return value
 
     def read(self) -> ConnectionOptions:
         values = {name: self.query_one(f"#{name}", Input).value.strip() for name, _ in FIELDS}
         try:
-            return replace(
-                self.options,
-                profile=values["profile"] or None,
-                region=values["region"] or None,
-                endpoint_url=values["endpoint_url"] or None,
-                connect_timeout=float(values["connect_timeout"]),
-                read_timeout=float(values["read_timeout"]),
-                max_attempts=int(values["max_attempts"]),
+            region = check_region(values["region"], "Region") if values["region"] else None
+        except InputError as exc:
+            raise FieldError("region", str(exc)) from None
+        try:
+            endpoint = (
+                check_endpoint(values["endpoint_url"], "Endpoint")
+                if values["endpoint_url"]
+                else None
             )
-        except ValueError:
-            raise InputError("timeouts are numbers of seconds, attempts a whole number") from None
+        except InputError as exc:
+            raise FieldError("endpoint_url", str(exc)) from None
+        return replace(
+            self.options,
+            profile=values["profile"] or None,
+            region=region,
+            endpoint_url=endpoint,
+            connect_timeout=self._number("connect_timeout", values["connect_timeout"], False),
+            read_timeout=self._number("read_timeout", values["read_timeout"], False),
+            max_attempts=int(self._number("max_attempts", values["max_attempts"], True)),
+        )
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id:
+            self.query_one(f"#{event.input.id}-error", Label).update("")
 
     def action_apply(self) -> None:
         try:
             options = self.read()
-        except InputError as exc:
-            self.query_one("#connection-error", Label).update(plain_lines(str(exc)))
+        except FieldError as exc:
+            self.query_one(f"#{exc.field}-error", Label).update(plain_lines(str(exc)))
             return
         self.dismiss(options)
 

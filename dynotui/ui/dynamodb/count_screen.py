@@ -3,6 +3,8 @@ cancellable at any call; the result says when it was taken and what it cost."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -25,13 +27,32 @@ DRIFT = (
 )
 
 
-def forecast_text(forecast: Forecast, scan: bool) -> Text:
+def forecast_text(forecast: Forecast, scan: bool, before: CountResult | None = None) -> Text:
+    """The forecast, and what an earlier count of this query found: a partial count is a
+    floor no forecast may fall below."""
     text = Text()
     text.append("Forecast (known for free, before any read)\n", style="bold")
     items = "unknown" if forecast.items is None else f"~{forecast.items:,}"
+    if before is not None and not before.complete:
+        floor = f"at least {before.scanned:,}"
+        items = floor if forecast.items is None or forecast.items < before.scanned else items
     units = "unknown" if forecast.read_units is None else f"~{forecast.read_units:,g} RCU"
     text.append(f"Items to read: {items}    Capacity: {units}\n")
     text.append(plain_lines(forecast.basis + "\n", style="dim"))
+    if before is not None:
+        when = before.taken_at.astimezone().strftime("%H:%M:%S")
+        cost = f"{before.capacity.total:g} RCU" if before.capacity else "cost not reported"
+        if before.complete:
+            text.append(
+                f"Counted before, at {when}: {before.count:,} matches of {before.scanned:,} "
+                f"items read ({cost}).\n"
+            )
+        else:
+            text.append(
+                f"A count stopped at {when} had found {before.count:,} matches in the "
+                f"{before.scanned:,} items it read ({cost}): the whole is at least that.\n",
+                style="yellow",
+            )
     text.append(
         "Select: COUNT reads, and bills, every item the "
         + ("Scan covers" if scan else "key condition covers")
@@ -91,11 +112,22 @@ class CountScreen(ModalScreen[CountResult | None]):
         Binding("ctrl+s,enter", "run", "Count"),
     ]
 
-    def __init__(self, client: object, query: DynamoQuery, forecast: Forecast) -> None:
+    def __init__(
+        self,
+        client: object,
+        query: DynamoQuery,
+        forecast: Forecast,
+        before: CountResult | None = None,
+        finished: Callable[[CountResult], None] = lambda result: None,
+    ) -> None:
+        """``before``: this query's last count, if one was taken (it may be partial);
+        ``finished`` hears every count that ends, complete or stopped (both are billed)."""
         super().__init__()
+        self.finished = finished
         self.client = client
         self.count_query = query
         self.forecast = forecast
+        self.before = before
         self.token: CancelToken | None = None
         self.result: CountResult | None = None
 
@@ -106,7 +138,7 @@ class CountScreen(ModalScreen[CountResult | None]):
                 plain(f"Count {self.count_query.conditions_text()} on {self.count_query.table}"),
                 classes="modal-title",
             )
-            yield Static(forecast_text(self.forecast, spec.scan), id="count-forecast")
+            yield Static(forecast_text(self.forecast, spec.scan, self.before), id="count-forecast")
             if spec.scan:
                 with Horizontal(classes="switch-row"):
                     yield Label("Parallel segments (Scan):", classes="switch-label")
@@ -114,7 +146,11 @@ class CountScreen(ModalScreen[CountResult | None]):
             yield Label(
                 "Enter counts; Esc stops a count at its next call, or closes.", id="count-hint"
             )
-            yield ProgressBar(total=self.forecast.items, show_eta=True, id="count-progress")
+            # A percentage only of a real total (a Scan's ItemCount, a range read whole): a
+            # Query's size is unknown until counted, so it shows its running figures alone.
+            bar = ProgressBar(total=self.forecast.items, show_eta=True, id="count-progress")
+            bar.display = self.forecast.items is not None
+            yield bar
             yield Static("", id="count-details")
             yield Label("", id="count-error", classes="field-error")
         yield Footer()
@@ -167,6 +203,7 @@ class CountScreen(ModalScreen[CountResult | None]):
             self.token = None
             return
         self.result = result = outcome.value
+        self.finished(result)
         bar = self.query_one(ProgressBar)
         if result.complete:
             bar.update(total=max(result.scanned, 1), progress=result.scanned)

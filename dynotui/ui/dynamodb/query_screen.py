@@ -13,6 +13,7 @@ import json
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize
 from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
@@ -36,6 +37,7 @@ from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
+NARROW = 120  # below this many columns the switches wrap under the mode
 TEXT_FIELDS = (
     ("partition_value", "Partition key value"),
     ("sort_value", "Sort key value"),
@@ -144,6 +146,8 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
     def _query_fields(self) -> ComposeResult:
         order = self.order
         with VerticalScroll():
+            # The mode and the switches first, so they are in view; on a narrow terminal
+            # the switches take a line of their own rather than run off the edge.
             with Horizontal(classes="switch-row"):
                 yield Select(
                     [
@@ -154,9 +158,10 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
                     allow_blank=False,
                     id="mode",
                 )
-                for name, label in SWITCHES:
-                    yield Switch(value=bool(getattr(self.form, name)), id=name)
-                    yield Label(label, classes="switch-label")
+                with Horizontal(classes="switches"):
+                    for name, label in SWITCHES:
+                        yield Switch(value=bool(getattr(self.form, name)), id=name)
+                        yield Label(label, classes="switch-label")
             for name, _ in SWITCHES:
                 yield Label("", id=f"{name}-error", classes="field-error")
             for name, label in TEXT_FIELDS:
@@ -173,7 +178,11 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
                 yield Input(value=str(getattr(self.form, name)), id=name)
                 yield Label("", id=f"{name}-error", classes="field-error")
 
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
+
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW, "-narrow")
         if not self.order.strongly_consistent_allowed:
             switch = self.query_one("#consistent_read", Switch)
             switch.value = False

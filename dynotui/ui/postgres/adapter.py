@@ -12,6 +12,9 @@ from dynotui.core.cursor import CursorError
 from dynotui.core.errors import InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
+from dynotui.core.ledger import SessionLedger
+from dynotui.core.money import PriceList
+from dynotui.core.pager import Pager
 from dynotui.core.pasted import PastedCursor
 from dynotui.postgres import history_entry
 from dynotui.postgres.connection import PgOptions, PgSession, redacted
@@ -19,6 +22,7 @@ from dynotui.postgres.foreign import foreign_reader, server_text
 from dynotui.postgres.schema import PgTable, describe_table, list_tables
 from dynotui.postgres.source import PgSource
 from dynotui.postgres.sql import PgQuery
+from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded
 from dynotui.ui.adapter import Side
 from dynotui.ui.postgres.query import PostgresQuery
@@ -179,7 +183,7 @@ class PostgresAdapter:
             if result is not None:
                 app.counted(view, result)
 
-        app.push_screen(PgCountScreen(self.connection, current), counted)
+        app.push_screen(PgCountScreen(self.connection, current, app.count_finished), counted)
 
     def reconnect(self, app: PagerApp) -> None:
         connection = self.connection
@@ -195,6 +199,16 @@ class PostgresAdapter:
         if isinstance(query, PostgresQuery):
             return query.with_(mode="offset" if query.mode == "keyset" else "keyset")
         return None
+
+    def prices(self) -> PriceList | None:
+        return None  # buffers are not billed per unit
+
+    def report(self, pagers: Sequence[Pager], ledger: SessionLedger, code_page: int) -> Report:
+        from dynotui.postgres.report import postgres_report  # only when a report is asked for
+
+        return postgres_report(
+            pagers, uri=redacted(self.options.uri), ledger=ledger, code_page=code_page
+        )
 
     def code_target(self) -> object:
         return redacted(self.options.uri)

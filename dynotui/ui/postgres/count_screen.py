@@ -3,6 +3,8 @@ filter), then count(*) on request, with its buffers, time and plan; Esc cancels 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -78,8 +80,15 @@ class PgCountScreen(ModalScreen[PgCountResult | None]):
         Binding("ctrl+s,enter", "run", "count(*)"),
     ]
 
-    def __init__(self, connection: PgSession, query: PostgresQuery) -> None:
+    def __init__(
+        self,
+        connection: PgSession,
+        query: PostgresQuery,
+        finished: Callable[[PgCountResult], None] = lambda result: None,
+    ) -> None:
+        """``finished`` hears every count that ends, complete or cancelled."""
         super().__init__()
+        self.finished = finished
         self.connection = connection
         self.count_query = query
         self.estimate: PgForecast | None = None
@@ -129,6 +138,7 @@ class PgCountScreen(ModalScreen[PgCountResult | None]):
             self.token = None
             return
         result = message.outcome.value
+        self.finished(result)
         self.result = result if result.complete else None
         self.query_one("#count-details", Static).update(result_text(result))
         self.query_one("#count-hint", Label).update(

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Label
 from dynotui.core.page import PageSummary
 from dynotui.core.pager import Pager
 from dynotui.ui.query import Boundary
-from dynotui.ui.widgets.safe_text import plain
+from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 COLUMNS = (
     "page",
@@ -73,10 +73,14 @@ def ledger_rows(pager: Pager, boundary_text: Callable[[Boundary], str]) -> list[
 class StackScreen(ModalScreen[int | None]):
     BINDINGS = [Binding("escape,q,s", "dismiss(None)", "Close")]
 
-    def __init__(self, pager: Pager, boundary_text: Callable[[Boundary], str]) -> None:
+    def __init__(
+        self, pager: Pager, boundary_text: Callable[[Boundary], str], footer: str = ""
+    ) -> None:
+        """``footer``: the five measures of this stack and the session's cursor refusals."""
         super().__init__()
         self.pager = pager
         self.boundary_text = boundary_text
+        self.footer = footer
 
     def compose(self) -> ComposeResult:
         with Vertical(id="stack-box", classes="modal-box"):
@@ -87,6 +91,7 @@ class StackScreen(ModalScreen[int | None]):
                 classes="modal-title",
             )
             yield DataTable(id="stack-table", cursor_type="row", zebra_stripes=True)
+            yield Label(plain_lines(self.footer), id="stack-measures")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -163,7 +163,7 @@ class PagerView(Horizontal):
         except InputError as exc:
             notify(self, str(exc), title="Query", severity="error")
             return False
-        pager = Pager(source, start_key=start_key)
+        pager = Pager(source, start_key=start_key, ledger=self.session.ledger)
         self.pending = ViewState(query, pager, note, origin, page_offset)
         self.target = None
         self._begin(self.pending, pager.plan("next"))
@@ -171,6 +171,7 @@ class PagerView(Horizontal):
 
     def adopt(self, query: Query, pager: Pager, page: Page[Any]) -> None:
         """A query whose first page was read before the app was ready (``dynotui -t T``)."""
+        pager.ledger = self.session.ledger
         self.pending = ViewState(query, pager)
         self._accept(self.pending, page)
 
@@ -477,8 +478,15 @@ class PagerView(Horizontal):
         if summary is not None and pager.current is not None and pager.current.cached:
             summary = pager.current.summary()
         findings = pager.advisor.findings()
-        self.query_one(CostSidebar).show(summary, pager.totals, pager.series(), findings)
-        self.query_one("#cost-strip", TextStatic).show(strip_text(summary, pager.totals))
+        measures = pager.measures.snapshot()
+        session = self.session.ledger.figures()
+        prices = self.session.prices
+        self.query_one(CostSidebar).show(
+            summary, pager.totals, pager.series(), findings, measures, session, prices
+        )
+        self.query_one("#cost-strip", TextStatic).show(
+            strip_text(summary, pager.totals, measures, session)
+        )
 
     def _failure_text(self) -> Text:
         failure = self.failure

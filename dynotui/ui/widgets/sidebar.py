@@ -1,4 +1,7 @@
-"""What the current page and the whole session cost: a sidebar, or one line when narrow."""
+"""What the current page, this query and the whole session cost: a sidebar, or two lines
+when narrow. "This query" is the current cursor stack (its five measures: capacity per
+page p50/p99, Count ÷ ScannedCount, rounds per page, empty pages); "this session" is
+everything read since the app opened."""
 
 from __future__ import annotations
 
@@ -11,6 +14,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Sparkline
 
 from dynotui.core.advisor import Finding
+from dynotui.core.figures_text import Line, compact, number, query_lines, session_lines
+from dynotui.core.ledger import SessionFigures
+from dynotui.core.measures import Measures
+from dynotui.core.money import PriceList
 from dynotui.core.page import Cost, PageSummary, Totals
 from dynotui.core.text import visible
 from dynotui.ui.widgets.safe_text import TextStatic
@@ -77,9 +84,27 @@ def _headline(cost: Cost | None) -> str:
     return f"{cost.headline:,.10g} {cost.unit}"
 
 
-def totals_text(totals: Totals[Any]) -> Text:
+def lines_text(lines: Sequence[Line]) -> Text:
+    """A block of figures: its first line the heading, then label and value; a warning
+    in red (and said in words too: colour is never the only sign)."""
     text = Text()
-    text.append("Session\n", style="bold")
+    for index, line in enumerate(lines):
+        if index == 0:
+            text.append(visible(line.label), style="bold")
+            text.append(f"  {visible(line.value)}\n", style="dim")
+            continue
+        style = "bold red" if line.warning else ""
+        text.append(f"{visible(line.label):<10} {visible(line.value)}\n", style=style)
+    return text
+
+
+def query_text(
+    totals: Totals[Any], measures: Measures, page: PageSummary[Any] | None, prices: Any
+) -> Text:
+    """This query: what its stack read and cost, and the five measures of its pages."""
+    text = Text()
+    text.append("This query", style="bold")
+    text.append("  this cursor stack\n", style="dim")
     text.append(f"Pages read {totals.pages_read:,}  calls {totals.calls:,}\n")
     text.append(f"Cost       {_headline(totals.cost)}\n")
     read = totals.cost.read if totals.cost is not None else 0
@@ -94,11 +119,25 @@ def totals_text(totals: Totals[Any]) -> Text:
             f"({plural(totals.abandoned.requests, 'call')})\n",
             style="yellow",
         )
+    if measures.reads:
+        text.append_text(lines_text(query_lines(measures, page=page, prices=prices)[1:]))
     return text
 
 
-def strip_text(page: PageSummary[Any] | None, totals: Totals[Any]) -> Text:
-    """The sidebar in one line, for narrow terminals."""
+def session_text(figures: SessionFigures, prices: Any) -> Text:
+    """This session: every stack's reads since the app opened, counts, abandoned reads,
+    both sides of a compare, the cursors refused."""
+    return lines_text(session_lines(figures, prices))
+
+
+def strip_text(
+    page: PageSummary[Any] | None,
+    totals: Totals[Any],
+    measures: Measures | None = None,
+    session: SessionFigures | None = None,
+) -> Text:
+    """The sidebar in two lines, for narrow terminals: the page, then the query's
+    measures and what the session spent."""
     if page is None:
         return Text("No page read yet.", style="dim")
     read = page.scanned_count
@@ -111,7 +150,13 @@ def strip_text(page: PageSummary[Any] | None, totals: Totals[Any]) -> Text:
             f"waste {page.waste_ratio:.0%}",
             style="bold red" if page.waste_ratio > 0.5 else "",
         )
-    text.append(f" · {NEXT_PAGE[page.has_next]} · session {_headline(totals.cost)}")
+    text.append(f" · {NEXT_PAGE[page.has_next]}")
+    second = [f"query {compact(measures)}"] if measures is not None else []
+    spent = [u for u in session.by_unit if u.total is not None] if session is not None else []
+    second += [f"session {number(u.total or 0)} {u.unit}" for u in spent]
+    if not spent:
+        second.append(f"stack {_headline(totals.cost)}")
+    text.append("\n" + visible(" · ".join(second)), style="dim")
     return text
 
 
@@ -122,6 +167,7 @@ class CostSidebar(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield TextStatic("No page read yet.", id="page-cost")
+        yield TextStatic("", id="query-cost")
         yield TextStatic("", id="session-cost")
         yield TextStatic("Cost per page", id="spark-label")
         yield Sparkline([], id="capacity-spark")
@@ -132,13 +178,17 @@ class CostSidebar(VerticalScroll):
         page: PageSummary[Any] | None,
         totals: Totals[Any],
         series: Sequence[PageSummary[Any]],
-        findings: Sequence[Finding] = (),
+        findings: Sequence[Finding],
+        measures: Measures,
+        session: SessionFigures,
+        prices: PriceList | None,
     ) -> None:
         self.query_one("#page-cost", TextStatic).show(
             page_text(page) if page else Text("No page read yet.")
         )
         self.set_class(bool(page and page.waste_ratio > 0.5), "-wasteful")
-        self.query_one("#session-cost", TextStatic).show(totals_text(totals))
+        self.query_one("#query-cost", TextStatic).show(query_text(totals, measures, page, prices))
+        self.query_one("#session-cost", TextStatic).show(session_text(session, prices))
         unit = page.cost.unit if page is not None else ""
         label = f"{unit} per page (last {len(series)})" if unit else "Cost per page"
         self.query_one("#spark-label", TextStatic).show(Text(label))

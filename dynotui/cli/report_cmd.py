@@ -1,0 +1,293 @@
+"""``dynotui report``: page through a query as ``pages`` does, then write what it cost as one
+self-contained HTML file and the same content as Markdown."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
+from dynotui.cli.output import write_line
+from dynotui.cli.pages_cmd import (
+    add_paging_options,
+    add_query_options,
+    add_statement_options,
+    check_no_prices,
+    check_paging,
+    spec_from_args,
+)
+from dynotui.cli.postgres_options import add_postgres_options
+from dynotui.cli.price_options import add_price_options, prices_from_args
+from dynotui.cli.summary import summary_json
+from dynotui.core.cursor import CursorSigner
+from dynotui.core.errors import InputError
+from dynotui.core.ledger import SessionLedger
+from dynotui.core.pager import Pager
+from dynotui.core.refusals import verify_cursor
+from dynotui.core.source import Source
+from dynotui.report.files import write_atomically
+from dynotui.report.html import render_html
+from dynotui.report.markdown import render_markdown
+from dynotui.report.model import Report
+
+DEFAULT_OUTPUT = "dynotui-report"
+
+
+def register(sub: Any, help_text: str) -> None:
+    parser = sub.add_parser(
+        "report",
+        help=help_text,
+        formatter_class=HelpFormatter,
+        description=(
+            "Read pages as 'dynotui pages' does (the same flags), then write OUTPUT.html (one "
+            "self-contained file: inline SVG charts, no script, nothing fetched) and OUTPUT.md "
+            "(the same content): the connection (no secrets), the query and its scope, the "
+            "ledger of every page, charts of capacity and waste per page, the five measures, "
+            "the advisor's findings, a price estimate, and the code for page 1 and page k. "
+            "Prints one JSON line: the two paths and each side's summary."
+        ),
+    )
+    add_query_options(parser)
+    add_statement_options(parser)
+    add_paging_options(parser)
+    group = parser.add_argument_group("report")
+    group.add_argument("--pages", type=int, metavar="N", help="read at most N pages (default: all)")
+    group.add_argument(
+        "--max-capacity",
+        type=float,
+        metavar="X",
+        help="stop before the next page once the pages read spent X units (RCU, or buffers); "
+        "a page is never cut, so the total may pass X by one page",
+    )
+    group.add_argument(
+        "--output",
+        default=DEFAULT_OUTPUT,
+        metavar="PATH",
+        help="write PATH.html and PATH.md",
+    )
+    group.add_argument(
+        "--code-page", type=int, metavar="K", help="code for page 1 and page K (default: the last)"
+    )
+    group.add_argument("--title", help="the report's title")
+    compare = parser.add_argument_group(
+        "compare (a second side, on the same values; DynamoDB: another order, PostgreSQL: "
+        "another mode)"
+    )
+    compare.add_argument("--compare-index-name", metavar="INDEX", help="'' for the base table")
+    compare.add_argument("--compare-key-condition-expression", metavar="EXPRESSION")
+    compare.add_argument("--compare-filter-expression", metavar="EXPRESSION")
+    compare.add_argument("--compare-mode", choices=("raw", "fill", "keyset", "offset"))
+    add_price_options(parser)
+    add_postgres_options(parser)
+    add_connection_options(parser)
+    parser.set_defaults(run=run)
+
+
+def limits(args: argparse.Namespace) -> tuple[int | None, float | None]:
+    if args.pages is not None and args.max_pages is not None:
+        raise InputError("--pages and --max-pages say the same: give one")
+    pages = args.pages if args.pages is not None else args.max_pages
+    if pages is not None and pages < 1:
+        raise InputError("--pages must be 1 or more")
+    capacity = args.max_capacity
+    if capacity is not None and (not math.isfinite(capacity) or capacity <= 0):
+        raise InputError("--max-capacity must be a finite number above 0")
+    return pages, capacity
+
+
+def output_paths(text: str) -> tuple[Path, Path]:
+    if not text.strip():
+        raise InputError("--output is empty: name the file to write (without .html)")
+    base = Path(text)
+    if base.suffix in (".html", ".md"):
+        base = base.with_suffix("")
+    if base.name in ("", ".", ".."):
+        raise InputError(f"--output {text!r} names a folder: add a file name")
+    return base.with_name(base.name + ".html"), base.with_name(base.name + ".md")
+
+
+def read_pages(pager: Pager, max_pages: int | None, max_capacity: float | None) -> None:
+    while pager.can_advance and (max_pages is None or pager.number < max_pages):
+        spent = pager.totals.cost.headline if pager.totals.cost is not None else None
+        if max_capacity is not None and spent is not None and spent >= max_capacity:
+            return
+        pager.next()
+
+
+def start_of(
+    source: Source,
+    args: argparse.Namespace,
+    signer: Callable[[], CursorSigner],
+    ledger: SessionLedger,
+) -> Any:
+    if args.starting_token is None:
+        return None
+    return verify_cursor(
+        signer(), args.starting_token, source.scope(), source.key_from_json, ledger.cursors
+    )
+
+
+def compare_spec(args: argparse.Namespace, spec: Any) -> Any:
+    """The second side's spec: the first's, with what --compare-* changes."""
+    wanted = (
+        args.compare_index_name,
+        args.compare_key_condition_expression,
+        args.compare_filter_expression,
+        args.compare_mode,
+    )
+    if all(value is None for value in wanted):
+        return None
+    if args.compare_mode in ("keyset", "offset"):
+        raise InputError("--compare-mode keyset|offset is for --postgres")
+    if args.statement is not None:
+        raise InputError("--compare-* compare two Queries; a PartiQL statement has one order")
+    other = argparse.Namespace(**vars(args))
+    if args.compare_index_name is not None:
+        other.index_name = args.compare_index_name or None
+    if args.compare_key_condition_expression is not None:
+        other.key_condition_expression = args.compare_key_condition_expression
+    if args.compare_filter_expression is not None:
+        other.filter_expression = args.compare_filter_expression or None
+    return spec_from_args(
+        other,
+        page_size=spec.page_size,
+        mode=args.compare_mode or spec.mode,
+        max_rounds=spec.max_rounds,
+    )
+
+
+def dynamodb_pagers(
+    args: argparse.Namespace, signer: Callable[[], CursorSigner], ledger: SessionLedger
+) -> list[Pager]:
+    from dynotui.dynamodb.advice import Measurements
+    from dynotui.dynamodb.connection import make_client
+    from dynotui.dynamodb.partiql import PartiQLSource, statement_from
+    from dynotui.dynamodb.schema import describe_table
+    from dynotui.dynamodb.source import QuerySource
+
+    if args.statement is not None:
+        if args.table_name or args.key_condition_expression or args.filter_expression:
+            raise InputError("--statement reads what its SELECT says: drop the query flags")
+        compare_spec(args, None)  # refuses --compare-* with a statement
+        statement = statement_from(
+            args.statement, args.parameters, args.page_size, args.consistent_read
+        )
+        client = make_client(connection_options(args))
+        source: Source = PartiQLSource(client, statement)
+        return [Pager(source, start_key=start_of(source, args, signer, ledger), ledger=ledger)]
+    if args.mode in ("keyset", "offset"):
+        raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
+    spec = spec_from_args(
+        args, page_size=args.page_size, mode=args.mode or "raw", max_rounds=args.max_rounds
+    )
+    spec.check_options()
+    other = compare_spec(args, spec)
+    if other is not None:
+        other.check_options()
+    client = make_client(connection_options(args))
+    schema = describe_table(client, spec.table)
+    # Shared, so each side's advisor quotes what the other order measured, as in the app.
+    measured = Measurements()
+    source = QuerySource(client, spec, schema, measurements=measured)
+    pagers = [Pager(source, start_key=start_of(source, args, signer, ledger), ledger=ledger)]
+    if other is not None:
+        other_source = QuerySource(client, other, schema, measurements=measured)
+        pagers.append(Pager(other_source, ledger=ledger))
+    return pagers
+
+
+def run_dynamodb(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
+    from dynotui.dynamodb.report import dynamodb_report
+
+    signer = check_paging(args)
+    prices = prices_from_args(args)
+    max_pages, max_capacity = limits(args)
+    ledger = SessionLedger()
+    pagers = dynamodb_pagers(args, signer, ledger)
+    for pager in pagers:
+        read_pages(pager, max_pages, max_capacity)
+    report = dynamodb_report(
+        pagers, prices=prices, ledger=ledger, title=args.title, code_page=args.code_page
+    )
+    return report, pagers, prices
+
+
+def run_postgres(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
+    from dynotui.cli.postgres_options import (
+        check_no_dynamodb_flags,
+        connect_from_args,
+        query_from_args,
+    )
+    from dynotui.postgres.connection import redacted
+    from dynotui.postgres.report import postgres_report
+    from dynotui.postgres.source import PgSource
+
+    check_no_dynamodb_flags(args)
+    check_no_prices(args)
+    given = [
+        flag
+        for flag, value in (
+            ("--compare-index-name", args.compare_index_name),
+            ("--compare-key-condition-expression", args.compare_key_condition_expression),
+            ("--compare-filter-expression", args.compare_filter_expression),
+        )
+        if value is not None
+    ]
+    if given:
+        raise InputError(f"--postgres compares modes (--compare-mode): drop {', '.join(given)}")
+    if args.compare_mode in ("raw", "fill"):
+        raise InputError("--compare-mode raw|fill is DynamoDB's; PostgreSQL compares keyset|offset")
+    signer = check_paging(args)
+    max_pages, max_capacity = limits(args)
+    ledger = SessionLedger()
+    session = connect_from_args(args)
+    try:
+        query = query_from_args(session, args, args.page_size)
+        source = PgSource(session, query)
+        pagers = [Pager(source, start_key=start_of(source, args, signer, ledger), ledger=ledger)]
+        if args.compare_mode is not None:
+            other = dataclasses.replace(query, mode=args.compare_mode)
+            pagers.append(Pager(PgSource(session, other), ledger=ledger))
+        for pager in pagers:
+            read_pages(pager, max_pages, max_capacity)
+        report = postgres_report(
+            pagers,
+            uri=redacted(args.postgres or None),
+            ledger=ledger,
+            title=args.title,
+            code_page=args.code_page,
+        )
+    finally:
+        session.close()
+    return report, pagers, None
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    html_path, markdown_path = output_paths(args.output)
+    if args.code_page is not None and args.code_page < 1:
+        raise InputError("--code-page must be 1 or more")
+    if getattr(args, "postgres", None) is not None:
+        report, pagers, prices = run_postgres(args)
+    else:
+        report, pagers, prices = run_dynamodb(args)
+    ledger = pagers[0].ledger
+    assert ledger is not None
+    write_atomically(html_path, render_html(report))
+    write_atomically(markdown_path, render_markdown(report))
+    write_line(
+        out,
+        {
+            "html": str(html_path),
+            "markdown": str(markdown_path),
+            "sides": [
+                {"name": side.name, **summary_json(pager, prices, ledger.cursors)["summary"]}
+                for side, pager in zip(report.sides, pagers, strict=True)
+            ],
+        },
+    )
+    return 0

@@ -1,0 +1,48 @@
+"""Reports on disk: written whole or not at all, under a name that says what and when."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+from dynotui.core.errors import InputError
+from dynotui.report.html import render_html
+from dynotui.report.markdown import render_markdown
+from dynotui.report.model import Report
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Whole or not at all: a report half written is worse than none."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    except FileNotFoundError:
+        raise InputError(f"cannot write {path}: the folder {folder} does not exist") from None
+    except PermissionError:
+        raise InputError(f"cannot write {path}: no permission in {folder}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def report_stem(report: Report, when: datetime) -> str:
+    """``dynotui-report-<first side>-<YYYYmmdd-HHMMSS>``: letters, digits, dots, dashes."""
+    name = re.sub(r"[^A-Za-z0-9.-]+", "-", report.sides[0].name).strip("-")[:60] or "query"
+    return f"dynotui-report-{name}-{when.strftime('%Y%m%d-%H%M%S')}"
+
+
+def write_report(report: Report, folder: Path, when: datetime) -> tuple[Path, Path]:
+    """The report as one self-contained HTML file and as Markdown, side by side."""
+    stem = report_stem(report, when)
+    html_path, markdown_path = folder / f"{stem}.html", folder / f"{stem}.md"
+    write_atomically(html_path, render_html(report))
+    write_atomically(markdown_path, render_markdown(report))
+    return html_path, markdown_path
