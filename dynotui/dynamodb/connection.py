@@ -9,7 +9,6 @@ reading thread's cancel token before every request it sends, retries included.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import math
 import os
 import threading
@@ -22,6 +21,7 @@ from dynotui import __version__
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError, ReadCancelled
 from dynotui.dynamodb import fast_items
+from dynotui.dynamodb.loopback import is_loopback_url
 
 # DynamoDB Local accepts any credentials; these spare a first-time user with no AWS
 # configuration at all a "no credentials" error against their own laptop.
@@ -44,18 +44,6 @@ class ConnectionOptions:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     read_timeout: float = DEFAULT_READ_TIMEOUT
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
-
-
-def is_loopback_url(url: str | None) -> bool:
-    if not url:
-        return False
-    host = urlparse(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_endpoint(url: str, name: str = "--endpoint-url") -> str:
