@@ -176,11 +176,21 @@ class _Tally:
         self.lock = threading.Lock()
         self.clock = clock
         self.began = clock()
+        self.started = 0  # calls begun: a slot is taken before each call is made
         self.calls = 0
         self.count = 0
         self.scanned = 0
         self.retries = 0
         self.capacity: Capacity | None = None
+
+    def reserve(self, max_calls: int | None) -> bool:
+        """Take the slot for one more call; False once ``max_calls`` are taken. Segments
+        race for slots, so the cap holds over all of them together."""
+        with self.lock:
+            if max_calls is not None and self.started >= max_calls:
+                return False
+            self.started += 1
+            return True
 
     def add(self, response: dict[str, Any]) -> CountProgress:
         with self.lock:
@@ -230,7 +240,7 @@ def count(
         if segment is not None:
             params.update(Segment=segment, TotalSegments=segments)
         while not stopped.is_set():
-            if token.cancelled or (max_calls is not None and tally.calls >= max_calls):
+            if token.cancelled or not tally.reserve(max_calls):
                 stopped.set()
                 return
             try:
@@ -279,4 +289,4 @@ def count(
 
 
 def stopped_by_user(token: CancelToken, max_calls: int | None, tally: _Tally) -> bool:
-    return token.cancelled or (max_calls is not None and tally.calls >= max_calls)
+    return token.cancelled or (max_calls is not None and tally.started >= max_calls)
