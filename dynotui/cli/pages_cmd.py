@@ -40,18 +40,32 @@ MODES_HELP = (
 )
 
 
-def add_query_options(parser: argparse.ArgumentParser) -> None:
-    """The query's flags, named as in ``aws dynamodb query``."""
+def add_query_options(parser: argparse.ArgumentParser, counting: bool = False) -> None:
+    """The query's flags, named as in ``aws dynamodb query``; ``counting`` words their help
+    for ``dynotui count``."""
     group = parser.add_argument_group("query (as in 'aws dynamodb query')")
     group.add_argument("--table-name", help="the table to read (required for a Query or Scan)")
     group.add_argument("--index-name", help="read this LSI or GSI instead of the base table")
-    group.add_argument("--key-condition-expression", metavar="EXPRESSION")
+    group.add_argument(
+        "--key-condition-expression",
+        metavar="EXPRESSION",
+        help="the key range to count (a Query), e.g. 'pk = :p'; or --scan"
+        if counting
+        else "the key range to read (a Query), e.g. 'pk = :p'; or --scan",
+    )
     group.add_argument(
         "--filter-expression",
         metavar="EXPRESSION",
-        help="applied after Limit: it shrinks the page, not the bill",
+        help="what to count: applied after reading, so count holds the matches while "
+        "scanned_count and the capacity (the bill) hold every item read"
+        if counting
+        else "applied after Limit: it shrinks the page, not the bill",
     )
-    group.add_argument("--projection-expression", metavar="EXPRESSION")
+    group.add_argument(
+        "--projection-expression",
+        metavar="EXPRESSION",
+        help="ignored: Select COUNT returns no attributes" if counting else None,
+    )
     group.add_argument("--expression-attribute-names", metavar="JSON")
     group.add_argument("--expression-attribute-values", metavar="DYNAMODB_JSON")
     group.add_argument("--no-scan-index-forward", action="store_true", help="descending order")
