@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -11,6 +10,7 @@ from typing import Any, TextIO
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.postgres_options import add_postgres_options
+from dynotui.core import json_input
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner, check_max_age
 from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
@@ -145,10 +145,7 @@ def register(sub: Any, help_text: str) -> None:
 def _names(text: str | None) -> dict[str, str]:
     if not text:
         return {}
-    try:
-        names = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"--expression-attribute-names is not valid JSON: {exc.msg}") from exc
+    names = json_input.loads(text, "--expression-attribute-names")
     if not isinstance(names, dict) or not all(
         isinstance(k, str) and isinstance(v, str) and v for k, v in names.items()
     ):

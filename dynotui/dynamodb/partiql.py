@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from dynotui.core import json_input
 from dynotui.core.advisor import Finding
 from dynotui.core.cancel import CancelToken
 from dynotui.core.cursor import CursorError
@@ -107,10 +108,7 @@ def parse_parameters(text: str | None) -> tuple[AttributeValue, ...]:
     """``[{"S": "a"}, {"N": "1"}]``: positional parameters in DynamoDB JSON."""
     if not text or not text.strip():
         return ()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"the parameters are not valid JSON: {exc.msg}") from None
+    data = json_input.loads(text, "the parameters")
     if not isinstance(data, list):
         raise InputError('the parameters are a JSON list in DynamoDB JSON: [{"S": "acme"}]')
     wrapped = from_wire({str(i): v for i, v in enumerate(data)}, "parameters")
