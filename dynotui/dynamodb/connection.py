@@ -27,9 +27,11 @@ from dynotui.dynamodb.loopback import is_loopback_url
 # configuration at all a "no credentials" error against their own laptop.
 LOCAL_FALLBACK = {"aws_access_key_id": "dynotui", "aws_secret_access_key": "dynotui"}
 LOCAL_REGION = "us-east-1"
-DEFAULT_CONNECT_TIMEOUT = 5.0
-DEFAULT_READ_TIMEOUT = 15.0
-DEFAULT_MAX_ATTEMPTS = 5
+# An endpoint that accepts and never answers costs read timeout x attempts plus backoff:
+# about 31 s at these defaults (benchmarks/silent_endpoint.py), where 15 s x 5 cost 76 s.
+DEFAULT_CONNECT_TIMEOUT = 3.0
+DEFAULT_READ_TIMEOUT = 10.0
+DEFAULT_MAX_ATTEMPTS = 3
 
 
 class ConnectionSetupError(InputError):
