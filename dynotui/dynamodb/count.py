@@ -112,7 +112,7 @@ def forecast(
     if measured is not None and measured.read and measured.capacity is not None:
         rate = measured.capacity.total / measured.read
         rate_words = f"{rate:.3g} RCU per item scanned, measured over {measured.read:,} items"
-    note = schema.count_note()
+    note = schema.item_count_note()
     if spec.scan:
         order = schema.order(spec.index)
         items = order.item_count if order.kind != "table" else schema.item_count
