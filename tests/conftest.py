@@ -11,6 +11,7 @@ import itertools
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -26,6 +27,31 @@ from dynotui.local.tables import create_table, table_definition, write_items
 
 _names = itertools.count(1)
 JS_DIR = Path(__file__).parent / "js"
+
+# -- no test writes into the user's own config or data folders ------------------------------
+# The session's controller points XDG_CONFIG_HOME, XDG_DATA_HOME and DYNOTUI_CONFIG at a
+# temporary folder before any test or worker starts; xdist workers and every subprocess a
+# test starts inherit them. The cache (DynamoDB Local, the seeded database) stays shared.
+ISOLATED_ROOT = "DYNOTUI_TEST_ROOT"
+_root_key = pytest.StashKey[Path]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get(ISOLATED_ROOT):
+        return  # a worker: its controller has set everything
+    root = Path(tempfile.mkdtemp(prefix="dynotui-tests-"))
+    os.environ[ISOLATED_ROOT] = str(root)
+    os.environ["XDG_CONFIG_HOME"] = str(root / "config")
+    os.environ["XDG_DATA_HOME"] = str(root / "data")
+    os.environ["DYNOTUI_CONFIG"] = str(root / "config" / "dynotui" / "config.toml")
+    config.stash[_root_key] = root
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    root = config.stash.get(_root_key, None)
+    if root is not None:
+        shutil.rmtree(root, ignore_errors=True)
+        os.environ.pop(ISOLATED_ROOT, None)
 
 
 @pytest.fixture(scope="session")

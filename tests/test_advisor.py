@@ -167,3 +167,54 @@ def test_numeric_sort_key_has_no_digit_finding(client, schema) -> None:
     found, _ = run(client, from_key(schema, index="by_total", partition_value="acme"), pages=2)
     assert "digit-strings" not in found
     assert "digit-strings" in run(client, from_key(schema, partition_value="acme"), pages=2)[0]
+
+
+def test_a_scan_gets_each_finding_once_and_no_key_condition_words(client, schema) -> None:
+    """A Scan with a rare filter: sort-key order is judged within a partition only, the
+    GSI whose key the filter tests is named once, and no finding speaks of a key condition."""
+    spec = from_expressions(schema.name, scan=True, filter="status = :r", values=RARE)
+    pager = query_pager(client, spec, schema)
+    pages = walk(pager, limit=8)
+    found = {f.kind: f.text for f in pager.advisor.findings()}
+    texts = list(found.values())
+    assert sum("`by_status`" in text for text in texts) == 1, texts
+    assert not any("key condition" in text for text in texts), texts
+    assert "GSI `by_status`" in found["query-instead"]
+    # Ground truth from the items read: which partitions hold an inverted pair.
+    by_partition: dict[str, list[str]] = {}
+    for page in pages:
+        for item in page.items:
+            by_partition.setdefault(item["customer"]["S"], []).append(item["order_no"]["S"])
+    inverted = {
+        customer
+        for customer, numbers in by_partition.items()
+        if any(a.encode() < b.encode() and int(a) > int(b) for a in numbers for b in numbers)
+    }
+    across = {n for numbers in by_partition.values() for n in numbers}
+    assert any(a.encode() < b.encode() and int(a) > int(b) for a in across for b in across), (
+        "the pages read hold an inversion across partitions, the case a finding must not use"
+    )
+    if not inverted:
+        assert "digit-strings" not in found, found["digit-strings"]
+        return
+    text = found["digit-strings"]
+    match = re.search(r"'(\d+)' sorts before '(\d+)' within `customer` = '([^']+)'", text)
+    assert match, text
+    first, second, customer = match.groups()
+    assert customer in inverted and {first, second} <= set(by_partition[customer])
+
+
+@pytest.mark.parametrize(("within", "expected"), [(False, False), (True, True)])
+def test_a_scan_compares_sort_keys_within_a_partition_only(
+    client, table_name, within, expected
+) -> None:
+    name = table_name()
+    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
+    items = [{"pk": "a", "sk": "9"}, {"pk": "b", "sk": "23"}, {"pk": "c", "sk": "5"}]
+    if within:
+        items.append({"pk": "c", "sk": "10"})  # '10' sorts before '5' in partition c
+    write_items(client, name, items)
+    found, _ = run(client, from_expressions(name, scan=True, page_size=10))
+    assert ("digit-strings" in found) is expected, found
+    if expected:
+        assert "'10' sorts before '5' within `pk` = 'c'" in found["digit-strings"]

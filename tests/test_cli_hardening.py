@@ -135,6 +135,25 @@ def test_a_broken_secret_file_matters_only_when_a_cursor_is_signed(ddb, tmp_path
     one_line_error(signing, 2, "is a directory")
 
 
+@pytest.mark.parametrize("blocked", ["home", "folder"])
+def test_a_config_home_that_is_a_file_is_named(ddb, tmp_path: Path, blocked: str) -> None:
+    """XDG_CONFIG_HOME (or dynotui's folder in it) is a file: one line naming that file."""
+    home = tmp_path / "config"
+    if blocked == "home":
+        home.write_text("not a folder")
+        in_the_way = home
+    else:
+        home.mkdir()
+        in_the_way = home / "dynotui"
+        in_the_way.write_text("not a folder")
+    env = {k: v for k, v in ENV.items() if not k.startswith("DYNOTUI_CURSOR_SECRET")}
+    env["XDG_CONFIG_HOME"] = str(home)
+    env.pop("DYNOTUI_CONFIG", None)
+    signing = pages(ddb, *QUERY, "--max-pages", "1", env=env)
+    one_line_error(signing, 2, f"{in_the_way} is a file, not a folder")
+    assert "XDG_CONFIG_HOME" in signing.stderr
+
+
 def test_aws_region_is_honoured_like_the_aws_cli_v2(monkeypatch) -> None:
     monkeypatch.setenv("AWS_REGION", "eu-west-3")
     monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)

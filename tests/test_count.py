@@ -109,6 +109,45 @@ def test_a_cancelled_count_makes_no_further_call(client, schema) -> None:
     assert capped.calls == 2 and not capped.complete
 
 
+@pytest.mark.parametrize("segments, cap", [(8, 3), (4, 4), (2, 1)])
+def test_max_calls_caps_all_segments_together(ddb, schema, segments, cap) -> None:
+    """The cap is on calls made, over every segment: counted by botocore's own event."""
+    own = ddb.client()
+    sent: list[dict] = []
+    own.meta.events.register("before-call.dynamodb.Scan", lambda params, **_: sent.append(params))
+    spec = from_expressions(demo.TABLE, scan=True)
+    result = count(own, spec, schema, segments=segments, max_calls=cap)
+    assert len(sent) == result.calls <= cap
+    assert result.complete is False, "the table needs more calls than the cap"
+    uncapped = count(own, spec, schema, segments=segments)
+    assert uncapped.complete and uncapped.calls > cap
+
+
+def test_count_command_caps_segmented_calls(ddb) -> None:
+    """Counted at a proxy in front of the server, independently of dynotui's own tally."""
+    capped = ["--table-name", demo.TABLE, "--scan", "--segments", "8", "--max-calls", "3"]
+    with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "dynotui",
+                "count",
+                "--endpoint-url",
+                proxy.endpoint_url,
+                *capped,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=ENV,
+        )
+        forwarded = proxy.forwarded["Scan"]
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["complete"] is False and out["calls"] == forwarded <= 3
+
+
 def test_forecasts_come_from_what_is_free_and_what_was_measured(client, schema) -> None:
     scan = from_expressions(demo.TABLE, scan=True)
     guess = forecast(schema, scan)

@@ -11,8 +11,9 @@ import pytest
 from helpers import query_pages
 
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
+from dynotui.dynamodb.schema import describe_table, parse_schema, summary
 from dynotui.local import demo
-from dynotui.local.tables import NotLocalError
+from dynotui.local.tables import NotLocalError, create_table, table_definition, write_items
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +136,9 @@ def test_demo_cli_seeds_an_existing_local_endpoint(ddb: Any, demo_table: str) ->
     assert result.returncode == 0, result.stderr
     assert "exists already" in result.stderr
     assert "by_status: GSI" in result.stdout and "flagged: GSI" in result.stdout
+    assert (
+        "exact: DynamoDB Local" in result.stdout and "six hours" not in result.stdout.split(";")[0]
+    )
 
 
 def test_help_lists_every_command() -> None:
@@ -143,3 +147,22 @@ def test_help_lists_every_command() -> None:
     )
     for command in ("demo", "local", "tables"):
         assert f"    {command} " in result.stdout
+
+
+def test_counts_on_dynamodb_local_are_exact_and_said_so(client: Any, table_name: Any) -> None:
+    """DynamoDB Local updates ItemCount at every write (checked here, right after writing):
+    the summary says so instead of warning of six-hour staleness."""
+    name = table_name()
+    create_table(client, table_definition(name, ("pk", "S")))
+    write_items(client, name, [{"pk": str(i)} for i in range(3)])
+    schema = describe_table(client, name)
+    assert schema.counts_live and schema.item_count == 3
+    client.delete_item(TableName=name, Key={"pk": {"S": "0"}})
+    assert describe_table(client, name).item_count == 2
+    text = summary(describe_table(client, name))
+    assert f"{name} [ACTIVE]: 2 items (exact: DynamoDB Local updates it at every write" in text
+    assert "~" not in text and "may not hold recent writes" not in text
+    service = dict(client.describe_table(TableName=name)["Table"])
+    service["TableArn"] = service["TableArn"].replace(":ddblocal:", ":eu-west-1:")
+    assert not parse_schema(service).counts_live
+    assert "~2 items" in summary(parse_schema(service))

@@ -256,3 +256,44 @@ def test_generated_javascript_prints_the_page(ddb, page_two) -> None:
     assert [json.loads(line) for line in result.stdout.splitlines()] == [
         to_wire(i) for i in page.items
     ]
+
+
+@pytest.mark.parametrize("language", ["boto3", "aws-cli", "javascript"])
+def test_partiql_code_runs_with_no_credentials_and_an_empty_home(
+    ddb, page_two, tmp_path, monkeypatch, language, request
+) -> None:
+    """No AWS account at all: the app used placeholder credentials on the local endpoint,
+    and the PartiQL code it hands out runs the same way, with an empty HOME."""
+    from dynotui.dynamodb.codegen import code_target
+    from dynotui.dynamodb.connection import ConnectionOptions, make_client
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(HOME=str(home), AWS_EC2_METADATA_DISABLED="true")
+    for name in [k for k in os.environ if k.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    target = code_target(make_client(ConnectionOptions(endpoint_url=ddb.endpoint_url)))
+    assert target.credentials is not None
+    statement, page = page_two
+    code = generate_partiql(language, statement, page.start_key, 2, target)
+    assert "DynamoDB Local accepts any credentials" in code
+    if language == "boto3":
+        command = [sys.executable, "-c", code]
+    elif language == "aws-cli":
+        aws = shutil.which("aws") or str(Path(sys.executable).parent / "aws")
+        command = ["bash", "-c", code.replace("aws dynamodb", f"{aws} dynamodb", 1)]
+    else:
+        request.getfixturevalue("node_modules")
+        path = JS_DIR / f"gen-{uuid.uuid4().hex}.mjs"
+        path.write_text(code)
+        request.addfinalizer(path.unlink)
+        command = ["node", str(path)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    if language == "aws-cli":
+        got = json.loads(result.stdout)["Items"]
+    else:
+        got = [json.loads(line) for line in result.stdout.splitlines()]
+    assert got == [to_wire(i) for i in page.items]

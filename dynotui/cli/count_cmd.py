@@ -15,6 +15,7 @@ from dynotui.core.errors import InputError
 from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.count import MAX_SEGMENTS, CountProgress, count, forecast
 from dynotui.dynamodb.schema import describe_table
+from dynotui.local.progress import Step
 
 
 def register(sub: Any, help_text: str) -> None:
@@ -23,14 +24,16 @@ def register(sub: Any, help_text: str) -> None:
         help=help_text,
         formatter_class=HelpFormatter,
         description=(
-            "Count with Select: COUNT, following LastEvaluatedKey to its absence, and print one "
-            "JSON object: count, scanned_count, consumed_capacity, calls, seconds, complete and "
-            "the forecast made before it ran. A count reads and bills every item the key "
-            "condition (or the Scan) covers; concurrent writes make it drift. Ctrl-C or "
-            "--max-calls stop it early: complete is then false."
+            "Count the items a Query or Scan matches. DynamoDB keeps no such count, so this "
+            "reads with Select: COUNT, following LastEvaluatedKey to its absence, and prints "
+            "one JSON object: count, scanned_count, consumed_capacity, calls, seconds, "
+            "complete and the forecast made before it ran. A count reads and bills every item "
+            "the key condition (or the Scan) covers; concurrent writes make it drift. Ctrl-C "
+            "or --max-calls stop it early: complete is then false. On a terminal, stderr shows "
+            "one live line of progress."
         ),
     )
-    add_query_options(parser)
+    add_query_options(parser, counting=True)
     group = parser.add_argument_group("counting")
     group.add_argument(
         "--segments",
@@ -38,10 +41,28 @@ def register(sub: Any, help_text: str) -> None:
         default=1,
         help=f"a Scan in this many parallel segments (1 to {MAX_SEGMENTS})",
     )
-    group.add_argument("--max-calls", type=int, help="stop after this many calls (default: none)")
-    group.add_argument("--progress", action="store_true", help="one JSON line per call on stderr")
+    group.add_argument(
+        "--max-calls",
+        type=int,
+        help="stop after this many calls in all, over every segment (default: none)",
+    )
+    group.add_argument(
+        "--progress",
+        action="store_true",
+        help="one JSON line per call on stderr (without it, a terminal gets one live line "
+        "of progress and anything else gets none)",
+    )
     add_connection_options(parser)
     parser.set_defaults(run=run)
+
+
+def progress_line(step: CountProgress, total: int | None) -> str:
+    """What the live line says after each call: no percentage, since ItemCount is stale."""
+    of = f" of ~{total:,} (ItemCount)" if total else ""
+    return (
+        f"{step.count:,} matches, {step.scanned:,} items read{of}, {step.calls:,} calls, "
+        f"{step.capacity:g} RCU"
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
@@ -56,8 +77,11 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     spec.validate(schema)
     prediction = forecast(schema, spec)
     token = CancelToken()
+    live = None if args.progress or not sys.stderr.isatty() else Step("Counting")
 
     def report(step: CountProgress) -> None:
+        if live is not None:
+            live.update(progress_line(step, prediction.items))
         if args.progress:
             write_line(
                 sys.stderr,
@@ -75,6 +99,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         token.cancel()  # no further call; the partial count is printed
 
     previous = signal.signal(signal.SIGINT, interrupted)
+    if live is not None:
+        live.__enter__()
     try:
         result = count(
             client,
@@ -88,5 +114,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         )
     finally:
         signal.signal(signal.SIGINT, previous)
+        if live is not None:
+            ended = "Counting stopped" if token.cancelled else "Counted"
+            live.finish(f"{ended}: {live.detail}" if live.detail else ended)
     write_line(out, result.as_json())
     return 130 if token.cancelled else 0

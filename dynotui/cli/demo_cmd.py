@@ -57,7 +57,12 @@ def register(sub: Any, help_text: str) -> None:
     parser.add_argument(
         "--reseed", action="store_true", help="rebuild the cached demo database from scratch"
     )
-    add_connection_options(parser)
+    add_connection_options(
+        parser,
+        endpoint_help="a DynamoDB Local on this machine to seed and use, e.g. "
+        "http://localhost:8000 (default: the demo starts its own; AWS_ENDPOINT_URL_DYNAMODB "
+        "is not read)",
+    )
     parser.set_defaults(run=run)
 
 

@@ -22,7 +22,10 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action) or text
 
 
-def add_connection_options(parser: argparse.ArgumentParser) -> None:
+def add_connection_options(
+    parser: argparse.ArgumentParser, endpoint_help: str | None = None
+) -> None:
+    """``endpoint_help`` replaces the endpoint's help where the command reads it its own way."""
     group = parser.add_argument_group("connection (as in the AWS CLI; AWS_* variables work too)")
     group.add_argument("--profile", help="AWS profile name (default: AWS_PROFILE or default)")
     group.add_argument(
@@ -30,7 +33,8 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--endpoint-url",
-        help="DynamoDB endpoint, e.g. http://localhost:8000 (default: AWS_ENDPOINT_URL_DYNAMODB)",
+        help=endpoint_help
+        or "DynamoDB endpoint, e.g. http://localhost:8000 (default: AWS_ENDPOINT_URL_DYNAMODB)",
     )
     group.add_argument(
         "--connect-timeout",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -14,6 +13,7 @@ from dynotui.cli.output import write_line
 from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options, prices_from_args
 from dynotui.cli.summary import summary_json
+from dynotui.core import json_input
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner, check_max_age
 from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
@@ -46,18 +46,32 @@ MODES_HELP = (
 )
 
 
-def add_query_options(parser: argparse.ArgumentParser) -> None:
-    """The query's flags, named as in ``aws dynamodb query``."""
+def add_query_options(parser: argparse.ArgumentParser, counting: bool = False) -> None:
+    """The query's flags, named as in ``aws dynamodb query``; ``counting`` words their help
+    for ``dynotui count``."""
     group = parser.add_argument_group("query (as in 'aws dynamodb query')")
     group.add_argument("--table-name", help="the table to read (required for a Query or Scan)")
     group.add_argument("--index-name", help="read this LSI or GSI instead of the base table")
-    group.add_argument("--key-condition-expression", metavar="EXPRESSION")
+    group.add_argument(
+        "--key-condition-expression",
+        metavar="EXPRESSION",
+        help="the key range to count (a Query), e.g. 'pk = :p'; or --scan"
+        if counting
+        else "the key range to read (a Query), e.g. 'pk = :p'; or --scan",
+    )
     group.add_argument(
         "--filter-expression",
         metavar="EXPRESSION",
-        help="applied after Limit: it shrinks the page, not the bill",
+        help="what to count: applied after reading, so count holds the matches while "
+        "scanned_count and the capacity (the bill) hold every item read"
+        if counting
+        else "applied after Limit: it shrinks the page, not the bill",
     )
-    group.add_argument("--projection-expression", metavar="EXPRESSION")
+    group.add_argument(
+        "--projection-expression",
+        metavar="EXPRESSION",
+        help="ignored: Select COUNT returns no attributes" if counting else None,
+    )
     group.add_argument("--expression-attribute-names", metavar="JSON")
     group.add_argument("--expression-attribute-values", metavar="DYNAMODB_JSON")
     group.add_argument("--no-scan-index-forward", action="store_true", help="descending order")
@@ -146,10 +160,7 @@ def register(sub: Any, help_text: str) -> None:
 def _names(text: str | None) -> dict[str, str]:
     if not text:
         return {}
-    try:
-        names = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"--expression-attribute-names is not valid JSON: {exc.msg}") from exc
+    names = json_input.loads(text, "--expression-attribute-names")
     if not isinstance(names, dict) or not all(
         isinstance(k, str) and isinstance(v, str) and v for k, v in names.items()
     ):

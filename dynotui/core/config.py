@@ -32,6 +32,25 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir("dynotui"))
 
 
+def in_the_way(path: Path) -> Path | None:
+    """The nearest existing ancestor of ``path`` that is not a folder (so nothing can be
+    made under it), or None."""
+    for parent in path.parents:
+        if parent.exists() or parent.is_symlink():
+            return None if parent.is_dir() else parent
+    return None
+
+
+def not_a_folder(path: Path, what: str, fix: str) -> InputError:
+    """The error for ``path`` (``what`` says what it is) whose folder cannot exist."""
+    blocker = in_the_way(path)
+    because = f"{blocker} is a file, not a folder" if blocker else "its folder path holds a file"
+    home = os.environ.get("XDG_CONFIG_HOME")
+    if home and path.is_relative_to(home):
+        because += f" (XDG_CONFIG_HOME is {home})"
+    return InputError(f"{what} {path} cannot exist: {because}; {fix}")
+
+
 def config_path() -> Path:
     """The settings file: ``$DYNOTUI_CONFIG`` when set, else ``config.toml`` in the folder."""
     named = os.environ.get(ENV_CONFIG)
@@ -46,9 +65,8 @@ def load(path: Path | None = None) -> Mapping[str, Any]:
     except FileNotFoundError:
         return {}
     except NotADirectoryError:
-        raise InputError(
-            f"the settings file {path} cannot exist: a part of its folder path is a file; "
-            f"point XDG_CONFIG_HOME (or {ENV_CONFIG}) elsewhere"
+        raise not_a_folder(
+            path, "the settings file", f"point XDG_CONFIG_HOME (or {ENV_CONFIG}) elsewhere"
         ) from None
     except IsADirectoryError:
         raise InputError(f"the settings file {path} is a directory: remove it") from None

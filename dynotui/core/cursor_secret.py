@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from dynotui.core.config import config_dir as default_config_dir
+from dynotui.core.config import in_the_way, not_a_folder
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner
 from dynotui.core.errors import InputError
 
@@ -23,6 +24,7 @@ ENV_SECRET = "DYNOTUI_CURSOR_SECRET"
 ENV_PREVIOUS = "DYNOTUI_CURSOR_SECRET_PREVIOUS"
 FILE_NAME = "cursor-secret"
 MIN_LENGTH = 16
+_ELSEWHERE = f"point XDG_CONFIG_HOME elsewhere, or set {ENV_SECRET}"
 
 
 def secret_file(config_dir: Path | None = None) -> Path:
@@ -30,7 +32,12 @@ def secret_file(config_dir: Path | None = None) -> Path:
 
 
 def _create(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except (FileExistsError, NotADirectoryError):
+        raise not_a_folder(path, "the cursor secret file", _ELSEWHERE) from None
+    except PermissionError:
+        raise _problem(path, "cannot be made", "check the permissions of its folder") from None
     temporary = path.with_name(f".{FILE_NAME}.{os.getpid()}.{secrets.token_hex(6)}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -54,6 +61,8 @@ def _read(path: Path) -> bytes:
     remove = "delete it and dynotui makes a new one (tokens signed with it stop verifying)"
     try:
         info = path.lstat()
+    except NotADirectoryError:
+        raise not_a_folder(path, "the cursor secret file", _ELSEWHERE) from None
     except PermissionError:
         raise _problem(path, "cannot be reached", "check the permissions of its folder") from None
     if stat.S_ISDIR(info.st_mode):
@@ -102,7 +111,7 @@ def load_secrets(
     if current is not None:
         return current, previous
     path = secret_file(config_dir)
-    if not os.path.lexists(path):
+    if not os.path.lexists(path) and in_the_way(path) is None:
         _create(path)
     return _read(path), previous
 

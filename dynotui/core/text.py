@@ -3,13 +3,16 @@
 Values, attribute and table names and error messages come from people we do not
 know. Written to a terminal as they are, an ESC sequence clears the screen or
 renames the window, OSC 52 writes the clipboard, and a bidirectional override
-makes text read differently from what it is. ``visible`` turns every such
-character into a visible stand-in; the UI never parses data as markup.
+makes text read differently from what it is; a zero-width space or U+FEFF makes two
+different names look alike. ``visible`` turns every such character into a visible
+stand-in; the UI never parses data as markup.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 # C0 controls as their Unicode "control pictures" (U+2400 block): ␛ for ESC, ␀ for NUL.
@@ -17,33 +20,54 @@ _C0 = {code: chr(0x2400 + code) for code in range(0x20)}
 _DEL = {0x7F: "\u2421"}  # ␡
 # C1 controls (8-bit CSI, OSC, ...) have no pictures: show their code.
 _C1 = {code: f"\\x{code:02x}" for code in range(0x80, 0xA0)}
-# Bidirectional embeddings, overrides, isolates and marks, and the Unicode line and
-# paragraph separators, which terminals may treat as line breaks.
-_INVISIBLE = (
-    0x061C,
-    0x200E,
-    0x200F,
-    *range(0x202A, 0x202F),
-    *range(0x2066, 0x206A),
-    0x2028,
-    0x2029,
-)
-_FORMAT = {code: f"\\u{code:04x}" for code in _INVISIBLE}
+# The Unicode line and paragraph separators, which terminals may treat as line breaks.
+_SEPARATORS = (0x2028, 0x2029)
 
-_ONE_LINE = str.maketrans({**_C0, **_DEL, **_C1, **_FORMAT, 0x0A: "\u2424", 0x09: "\u2409"})
-_LINES = str.maketrans({**_C0, **_DEL, **_C1, **_FORMAT, 0x09: "    "})
-del _LINES[0x0A]
 
+def _invisible(code: int) -> bool:
+    """Format characters (category Cf: bidirectional embeddings, overrides, isolates and
+    marks, zero-width space, joiners, U+FEFF, tag characters, ...) and the separators:
+    they change how text reads without showing themselves."""
+    return code in _SEPARATORS or unicodedata.category(chr(code)) == "Cf"
+
+
+def _escape(code: int) -> str:
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _json_escape(code: int) -> str:
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    high, low = divmod(code - 0x10000, 0x400)  # JSON writes astral characters as a pair
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+
+
+class _Table(dict[int, Any]):
+    """A ``str.translate`` table whose invisible characters are found on first sight,
+    from this Python's own Unicode database, and remembered."""
+
+    def __init__(self, fixed: dict[int, Any], escape: Callable[[int], str]) -> None:
+        super().__init__(fixed)
+        self.escape = escape
+
+    def __missing__(self, code: int) -> Any:
+        value: Any = self.escape(code) if _invisible(code) else code
+        self[code] = value
+        return value
+
+
+_ONE_LINE = _Table({**_C0, **_DEL, **_C1, 0x0A: "\u2424", 0x09: "\u2409"}, _escape)
+_LINES = _Table({**_C0, **_DEL, **_C1, 0x09: "    ", 0x0A: 0x0A}, _escape)
 # JSON already escapes C0; these it would write raw with ensure_ascii=False.
-_JSON = str.maketrans({code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0), *_INVISIBLE)})
+_JSON = _Table({code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0))}, _json_escape)
 
 
 def visible(text: Any) -> str:
-    """One line of plain text: controls, ESC, DEL, C1 and bidi overrides made visible;
-    newline as ␤ and tab as ␉."""
+    """One line of plain text: controls, ESC, DEL, C1, bidi overrides and zero-width or
+    other format characters made visible; newline as ␤ and tab as ␉."""
     shown = str(text)
     if shown.isascii() and shown.isprintable():
-        return shown  # nothing to replace (C1 and bidi are not ASCII): ten times faster
+        return shown  # nothing to replace (C1 and Cf are not ASCII): ten times faster
     return shown.translate(_ONE_LINE)
 
 
@@ -53,10 +77,11 @@ def visible_lines(text: Any) -> str:
 
 
 def safe_json(value: Any, **options: Any) -> str:
-    """``json.dumps`` whose text is safe to print: no raw DEL, C1 or bidi controls."""
+    """``json.dumps`` whose text is safe to print: no raw DEL, C1, bidi or format characters."""
     return json.dumps(value, ensure_ascii=False, **options).translate(_JSON)
 
 
 def safe_json_text(text: str) -> str:
-    """JSON text made safe to print, still the same JSON: DEL, C1, bidi as \\u escapes."""
+    """JSON text made safe to print, still the same JSON: DEL, C1, bidi and other format
+    characters as \\u escapes."""
     return text.translate(_JSON)

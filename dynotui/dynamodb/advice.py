@@ -110,7 +110,9 @@ class DynamoAdvisor:
         self.cut_capacity = 0.0
         self.ties = 0
         self.digits_only = True
-        self.digit_pair: tuple[str, str] | None = None
+        # (a, b, partition value): a sorts before b by bytes, after it by number
+        self.digit_pair: tuple[str, str, Any] | None = None
+        self._digit_partition: Any = None
         self._digit_max: str | None = None
         self._digit_min: str | None = None
 
@@ -137,6 +139,7 @@ class DynamoAdvisor:
         key = self.current.sort_key
         if key is None or key.type != "S" or not self.digits_only or self.digit_pair:
             return
+        partition_key = self.current.partition_key.name
         for item in items:
             value = item.get(key.name, {}).get("S")
             if value is None:
@@ -144,14 +147,20 @@ class DynamoAdvisor:
             if not DIGITS.fullmatch(value):
                 self.digits_only = False
                 return
+            # Sort-key order holds within one partition only: a Scan moves from partition
+            # to partition, and values of two partitions are never compared.
+            partition = item.get(partition_key)
+            if partition != self._digit_partition:
+                self._digit_partition = partition
+                self._digit_max = self._digit_min = None
             # An inversion (byte order puts a first, number order puts it last) is found
-            # against the extremes seen so far: pages arrive in byte order, either way.
+            # against the extremes seen so far in this partition.
             for other in (self._digit_max, self._digit_min):
                 if other is None or other == value:
                     continue
                 a, b = sorted((other, value), key=str.encode)
                 if int(a) > int(b):
-                    self.digit_pair = (a, b)
+                    self.digit_pair = (a, b, partition)
                     return
             if self._digit_max is None or int(value) > int(self._digit_max):
                 self._digit_max = value
@@ -209,20 +218,20 @@ class DynamoAdvisor:
                     "and DynamoDB reads only the matching range.",
                 )
             )
+        if self.spec.scan:
+            return findings  # _scan names each order a Query could use, once
         equal = _equalities(self.filter_tree)
         for order in self.schema.orders:
             if order is self.current or order.partition_key.name not in equal:
                 continue
             attribute = order.partition_key.name
             condition = f"`{attribute} = {_shown(equal[attribute])}`"
-            there = self.measurements.get((self.spec.table, order.name, self.key[2], False))
-            if there and there.read >= MIN_READ and there.matched and self.matched:
-                ratio = there.per_match() / (self.capacity / self.matched)  # type: ignore[operator]
+            measured = self._measured_there(order)
+            if measured:
                 text = (
                     f"`{attribute}` is the partition key of {_order_name(order)}: with "
                     f"{condition} as its key condition (and the rest as a filter) it cost "
-                    f"{there.per_match():.3g} RCU per match, measured on the same conditions, "
-                    f"against {self.capacity / self.matched:.3g} here: {ratio:.2g}x."
+                    f"{measured}."
                 )
             else:
                 text = (
@@ -234,16 +243,34 @@ class DynamoAdvisor:
             findings.append(Finding("index-for-filter", text))
         return findings
 
+    def _measured_there(self, order: SortOrder) -> str | None:
+        """What a Query on ``order`` cost per match on the same conditions, beside the cost
+        here, when both were measured; else None."""
+        there = self.measurements.get((self.spec.table, order.name, self.key[2], False))
+        if not (there and there.read >= MIN_READ and there.matched and self.matched):
+            return None
+        here = self.capacity / self.matched
+        per_match = there.capacity / there.matched
+        return (
+            f"{per_match:.3g} RCU per match, measured on the same conditions, against "
+            f"{here:.3g} here: {per_match / here:.2g}x"
+        )
+
     def _round_cap(self) -> list[Finding]:
         if self.spec.mode != "fill" or self.pages < 2:
             return []
         if self.capped < 2 or self.capped * 2 < self.pages:
             return []
+        instead = (
+            "query an index whose partition key the filter tests instead of scanning"
+            if self.spec.scan
+            else "move the condition into the key condition or onto an index"
+        )
         return [
             Finding(
                 "round-cap",
                 f"The filter used up the round cap ({self.spec.max_rounds}) on {self.capped} of "
-                f"{self.pages} pages: move the condition into the key condition or onto an index.",
+                f"{self.pages} pages: {instead}.",
             )
         ]
 
@@ -253,7 +280,11 @@ class DynamoAdvisor:
         current = self.current
         whole = "table" if current.kind == "table" else f"index `{current.name}`"
         total = current.item_count if current.kind != "table" else self.schema.item_count
-        of = f" of ~{total:,} (a count up to six hours stale)" if total else ""
+        of = (
+            f" of {self.schema.item_count_text(total)} ({self.schema.item_count_note()})"
+            if total
+            else ""
+        )
         findings = [
             Finding(
                 "scan",
@@ -265,12 +296,14 @@ class DynamoAdvisor:
         for order in self.schema.orders:
             attribute = order.partition_key.name
             if attribute in equal:
+                measured = self._measured_there(order)
                 findings.append(
                     Finding(
                         "query-instead",
                         f"The filter tests `{attribute} = {_shown(equal[attribute])}`, the "
                         f"partition key of {_order_name(order)}: a Query there reads only the "
-                        "matching items instead of everything.",
+                        "matching items instead of everything"
+                        + (f"; measured, it cost {measured}." if measured else "."),
                     )
                 )
         return findings
@@ -278,13 +311,19 @@ class DynamoAdvisor:
     def _digit_strings(self) -> list[Finding]:
         if not self.digits_only or self.digit_pair is None:
             return []
-        a, b = self.digit_pair
+        a, b, partition = self.digit_pair
         name = self.current.sort_key.name if self.current.sort_key else "?"
+        # A Scan crosses partitions: name the one the pair is from (a Query reads one).
+        where = (
+            f" within `{self.current.partition_key.name}` = {_shown(partition)}"
+            if self.spec.scan and isinstance(partition, dict) and len(partition) == 1
+            else ""
+        )
         return [
             Finding(
                 "digit-strings",
-                f"Sort key `{name}` holds strings of digits, so '{a}' sorts before '{b}' "
-                "(UTF-8 bytes, not numbers): pad them to one width or use a number (N).",
+                f"Sort key `{name}` holds strings of digits, so '{a}' sorts before '{b}'"
+                f"{where} (UTF-8 bytes, not numbers): pad them to one width or use a number (N).",
             )
         ]
 

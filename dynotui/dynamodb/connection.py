@@ -9,7 +9,6 @@ reading thread's cancel token before every request it sends, retries included.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import math
 import os
 import re
@@ -23,14 +22,17 @@ from dynotui import __version__
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError, ReadCancelled
 from dynotui.dynamodb import fast_items
+from dynotui.dynamodb.loopback import is_loopback_url
 
 # DynamoDB Local accepts any credentials; these spare a first-time user with no AWS
 # configuration at all a "no credentials" error against their own laptop.
 LOCAL_FALLBACK = {"aws_access_key_id": "dynotui", "aws_secret_access_key": "dynotui"}
 LOCAL_REGION = "us-east-1"
-DEFAULT_CONNECT_TIMEOUT = 5.0
-DEFAULT_READ_TIMEOUT = 15.0
-DEFAULT_MAX_ATTEMPTS = 5
+# An endpoint that accepts and never answers costs read timeout x attempts plus backoff:
+# about 31 s at these defaults (benchmarks/silent_endpoint.py), where 15 s x 5 cost 76 s.
+DEFAULT_CONNECT_TIMEOUT = 3.0
+DEFAULT_READ_TIMEOUT = 10.0
+DEFAULT_MAX_ATTEMPTS = 3
 
 
 class ConnectionSetupError(InputError):
@@ -45,18 +47,6 @@ class ConnectionOptions:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     read_timeout: float = DEFAULT_READ_TIMEOUT
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
-
-
-def is_loopback_url(url: str | None) -> bool:
-    if not url:
-        return False
-    host = urlparse(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_endpoint(url: str, name: str = "--endpoint-url") -> str:

@@ -125,7 +125,7 @@ def forecast(
     if measured is not None and measured.read and measured.capacity is not None:
         rate = measured.capacity.total / measured.read
         rate_words = f"{rate:.3g} RCU per item scanned, measured over {measured.read:,} items"
-    note = schema.count_note()
+    note = schema.item_count_note()
     if spec.scan:
         order = schema.order(spec.index)
         items = order.item_count if order.kind != "table" else schema.item_count
@@ -189,11 +189,21 @@ class _Tally:
         self.lock = threading.Lock()
         self.clock = clock
         self.began = clock()
+        self.started = 0  # calls begun: a slot is taken before each call is made
         self.calls = 0
         self.count = 0
         self.scanned = 0
         self.retries = 0
         self.capacity: Capacity | None = None
+
+    def reserve(self, max_calls: int | None) -> bool:
+        """Take the slot for one more call; False once ``max_calls`` are taken. Segments
+        race for slots, so the cap holds over all of them together."""
+        with self.lock:
+            if max_calls is not None and self.started >= max_calls:
+                return False
+            self.started += 1
+            return True
 
     def add(self, response: dict[str, Any]) -> CountProgress:
         with self.lock:
@@ -243,7 +253,7 @@ def count(
         if segment is not None:
             params.update(Segment=segment, TotalSegments=segments)
         while not stopped.is_set():
-            if token.cancelled or (max_calls is not None and tally.calls >= max_calls):
+            if token.cancelled or not tally.reserve(max_calls):
                 stopped.set()
                 return
             try:
@@ -292,4 +302,4 @@ def count(
 
 
 def stopped_by_user(token: CancelToken, max_calls: int | None, tally: _Tally) -> bool:
-    return token.cancelled or (max_calls is not None and tally.calls >= max_calls)
+    return token.cancelled or (max_calls is not None and tally.started >= max_calls)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from dynotui.core import json_input
 from dynotui.core.errors import InputError
 from dynotui.core.exact_json import Number
 
@@ -23,6 +23,7 @@ Item = dict[str, AttributeValue]
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 MAX_DIGITS = 38
+MAX_NESTING = 32  # lists and maps inside one value: DynamoDB refuses a 33rd
 SMALLEST = Decimal("1E-130")
 LARGEST = Decimal("9.9999999999999999999999999999999999999E+125")
 
@@ -93,7 +94,7 @@ def _set(inner: Any, where: str, kind: str) -> list[Any]:
     return inner
 
 
-def value_from_wire(av: Any, where: str) -> AttributeValue:
+def value_from_wire(av: Any, where: str, nesting: int = 0) -> AttributeValue:
     if not isinstance(av, dict) or len(av) != 1:
         raise InputError(f'{where}: expected one typed value like {{"S": "x"}}, got {av!r}')
     ((kind, inner),) = av.items()
@@ -134,23 +135,28 @@ def value_from_wire(av: Any, where: str) -> AttributeValue:
         values = [_base64(v, where) for v in _set(inner, where, "BS")]
         _unique(values, lambda v: v, where, "binary set")
         return {"BS": values}
+    if kind in ("M", "L") and nesting >= MAX_NESTING:
+        raise InputError(
+            f"{where.split('.')[0].split('[')[0]}: a value nests more than {MAX_NESTING} lists "
+            "or maps, which DynamoDB refuses"
+        )
     if kind == "M":
         if not isinstance(inner, dict):
             raise InputError(f"{where}: M takes a JSON object")
-        return {"M": {str(k): value_from_wire(v, f"{where}.{k}") for k, v in inner.items()}}
+        return {
+            "M": {str(k): value_from_wire(v, f"{where}.{k}", nesting + 1) for k, v in inner.items()}
+        }
     if kind == "L":
         if not isinstance(inner, list):
             raise InputError(f"{where}: L takes a JSON list")
-        return {"L": [value_from_wire(v, f"{where}[{i}]") for i, v in enumerate(inner)]}
+        return {
+            "L": [value_from_wire(v, f"{where}[{i}]", nesting + 1) for i, v in enumerate(inner)]
+        }
     raise InputError(f"{where}: unknown DynamoDB type {kind!r}")
 
 
 def parse_wire_json(text: str, what: str) -> Item:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{what} is not valid JSON: {exc.msg} at character {exc.pos}") from exc
-    return from_wire(data, what)
+    return from_wire(json_input.loads(text, what), what)
 
 
 def serialize(value: Any) -> AttributeValue:

@@ -1,7 +1,8 @@
 """PartiQL SELECT statements as a paging source: ExecuteStatement with Limit and NextToken.
 
 The cursor stack holds NextTokens exactly as it holds start keys. Only SELECT is
-accepted, before any call: dynotui never writes. ExecuteStatement reports no
+accepted, before any call, and what is sent is the statement rebuilt from the tokens
+that were checked (``partiql_grammar``): dynotui never writes. ExecuteStatement reports no
 ScannedCount, and DynamoDB Local reports no consumed capacity for it (the service
 does): "not reported", never 0.
 """
@@ -9,11 +10,11 @@ does): "not reported", never 0.
 from __future__ import annotations
 
 import json
-import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from dynotui.core import json_input
 from dynotui.core.advisor import Finding
 from dynotui.core.cancel import CancelToken
 from dynotui.core.cursor import CursorError
@@ -22,53 +23,36 @@ from dynotui.core.page import EndedBy, HasNext, Page
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.dynamo_json import AttributeValue, from_wire, to_wire
+from dynotui.dynamodb.partiql_grammar import Select, parse_select
 from dynotui.dynamodb.reader import Clock, call
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.spec import PAGE_SIZE_MAX
 
 MAX_NEXT_TOKEN = 12_000
-_TOKEN = re.compile(
-    r"""(?P<string>'(?:[^']|'')*')|(?P<quoted>"(?:[^"]|"")*")|(?P<param>\?)"""
-    r"""|(?P<comment>--[^\n]*)|(?P<word>[A-Za-z_][A-Za-z0-9_]*)|(?P<number>\d+(?:\.\d+)?)"""
-    r"""|(?P<space>\s+)|(?P<op><>|!=|<=|>=|=|<|>)|(?P<other>.)""",
-    re.S,
-)
-
-
-def _tokens(text: str) -> list[tuple[str, str]]:
-    return [(m.lastgroup or "other", m.group()) for m in _TOKEN.finditer(text)]
-
-
-def _name(kind: str, text: str) -> str:
-    return text[1:-1].replace('""', '"') if kind == "quoted" else text
 
 
 @dataclass(frozen=True)
 class Statement:
-    """One PartiQL SELECT with positional parameters (``?``), checked before any call."""
+    """One PartiQL SELECT with positional parameters (``?``), checked before any call.
+
+    ``text`` is the statement rebuilt from its checked tokens (comments dropped, one
+    canonical spelling): it is what is sent, shown, signed and put in generated code.
+    A statement outside dynotui's SELECT grammar cannot be made at all.
+    """
 
     text: str
     parameters: tuple[AttributeValue, ...] = ()
     page_size: int = 25
     consistent_read: bool = False
+    parsed: Select = field(init=False, repr=False, compare=False)
 
-    def significant(self) -> list[tuple[str, str]]:
-        return [(k, t) for k, t in _tokens(self.text) if k not in ("space", "comment")]
+    def __post_init__(self) -> None:
+        parsed = parse_select(self.text)
+        object.__setattr__(self, "parsed", parsed)
+        object.__setattr__(self, "text", parsed.text)
 
     def check(self) -> None:
-        tokens = self.significant()
-        if not tokens:
-            raise InputError('the statement is empty: write a SELECT ... FROM "table" ...')
-        kind, first = tokens[0]
-        if kind != "word" or first.lower() != "select":
-            raise InputError(
-                f"only SELECT statements are run (dynotui never writes); this one starts with "
-                f"{first!r}"
-            )
-        semicolons = [i for i, (k, t) in enumerate(tokens) if t == ";"]
-        if semicolons and semicolons != [len(tokens) - 1]:
-            raise InputError("one statement at a time: ExecuteStatement runs a single SELECT")
-        wanted = sum(1 for k, _ in tokens if k == "param")
+        wanted = self.parsed.placeholders
         if wanted != len(self.parameters):
             raise InputError(
                 f"the statement has {wanted} ? placeholder(s) but {len(self.parameters)} "
@@ -76,65 +60,27 @@ class Statement:
             )
         if not 1 <= self.page_size <= PAGE_SIZE_MAX:
             raise InputError(f"page size must be 1 to {PAGE_SIZE_MAX}, got {self.page_size}")
-        self.target()
 
     def target(self) -> tuple[str, str | None]:
         """The table (and index) after FROM."""
-        tokens = self.significant()
-        for i, (kind, text) in enumerate(tokens):
-            if kind == "word" and text.lower() == "from" and i + 1 < len(tokens):
-                table_kind, table = tokens[i + 1]
-                if table_kind not in ("quoted", "word"):
-                    break
-                index = None
-                if (
-                    i + 3 < len(tokens)
-                    and tokens[i + 2][1] == "."
-                    and tokens[i + 3][0]
-                    in (
-                        "quoted",
-                        "word",
-                    )
-                ):
-                    index = _name(*tokens[i + 3])
-                return _name(table_kind, table), index
-        raise InputError('the statement names no table: SELECT ... FROM "table" [WHERE ...]')
+        return self.parsed.table, self.parsed.index
 
     def selected(self) -> list[str] | None:
         """The top-level attributes the SELECT list names (None for SELECT *)."""
-        tokens = self.significant()
-        names: list[str] = []
-        for kind, text in tokens[1:]:
-            if kind == "word" and text.lower() == "from":
-                return names
-            if text == "*":
-                return None
-            if kind in ("word", "quoted"):
-                names.append(_name(kind, text))
-        return names
+        columns = self.parsed.columns
+        if columns is None:
+            return None
+        return list(dict.fromkeys(path.name for path in columns))
 
     def equalities(self) -> set[str]:
-        """Attributes the WHERE clause tests with = or IN (top level, roughly: OR spoils it)."""
-        tokens = self.significant()
-        words = [t.lower() for k, t in tokens if k == "word"]
-        if "where" not in words or "or" in words:
-            return set()
-        found: set[str] = set()
-        start = next(i for i, (k, t) in enumerate(tokens) if k == "word" and t.lower() == "where")
-        rest = tokens[start + 1 :]
-        for i, (kind, text) in enumerate(rest[:-1]):
-            if kind in ("word", "quoted") and text.lower() not in ("and", "not"):
-                following = rest[i + 1][1].lower()
-                if following in ("=", "in"):
-                    found.add(_name(kind, text))
-        return found
+        """Attributes the WHERE clause pins with = or IN through its top-level ANDs."""
+        return set(self.parsed.equalities)
 
     def scope(self) -> str:
-        tokens = [t for k, t in _tokens(self.text) if k not in ("space", "comment")]
         return json.dumps(
             {
                 "source": "dynamodb-partiql",
-                "statement": " ".join(tokens),
+                "statement": self.text,
                 "parameters": [to_wire({"v": p})["v"] for p in self.parameters],
                 "consistent": self.consistent_read,
             },
@@ -162,10 +108,7 @@ def parse_parameters(text: str | None) -> tuple[AttributeValue, ...]:
     """``[{"S": "a"}, {"N": "1"}]``: positional parameters in DynamoDB JSON."""
     if not text or not text.strip():
         return ()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"the parameters are not valid JSON: {exc.msg}") from None
+    data = json_input.loads(text, "the parameters")
     if not isinstance(data, list):
         raise InputError('the parameters are a JSON list in DynamoDB JSON: [{"S": "acme"}]')
     wrapped = from_wire({str(i): v for i, v in enumerate(data)}, "parameters")

@@ -6,11 +6,11 @@ a terminal, and the form widget only shows fields and errors.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
+from dynotui.core import json_input
 from dynotui.core.errors import FieldError, InputError
 from dynotui.dynamodb.condition import conjuncts, parse_condition, tested_names
 from dynotui.dynamodb.dynamo_json import from_wire, serialize, to_wire
@@ -60,9 +60,9 @@ def parse_values(text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text, parse_float=str, parse_int=str)
-    except json.JSONDecodeError as exc:
-        raise FieldError("values", f"values are not valid JSON: {exc.msg}") from None
+        data = json_input.loads(text, "values", parse_float=str, parse_int=str)
+    except InputError as exc:
+        raise FieldError("values", str(exc)) from None
     if not isinstance(data, dict):
         raise FieldError("values", 'values must be a JSON object like {":r": "RETURNED"}')
     values: dict[str, Any] = {}

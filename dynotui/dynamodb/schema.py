@@ -11,6 +11,13 @@ from dynotui.core.errors import InputError
 from dynotui.dynamodb.errors import translate
 
 ITEM_COUNT_NOTE = "approximate: DynamoDB refreshes it about every six hours"
+# DynamoDB Local names its region "ddblocal" in every ARN, and updates ItemCount and the
+# sizes at every write and delete (measured): there the count is exact when read.
+LOCAL_ARN_PREFIX = "arn:aws:dynamodb:ddblocal:"
+LIVE_COUNT_NOTE = (
+    "exact: DynamoDB Local updates it at every write; the service refreshes it about every "
+    "six hours"
+)
 REFRESH_SECONDS = 6 * 3600
 BASE = "table"
 
@@ -76,9 +83,22 @@ class TableSchema:
     orders: tuple[SortOrder, ...]
     attributes: tuple[str, ...] = ()  # every attribute named in AttributeDefinitions
     created: datetime | None = None
+    counts_live: bool = False  # DynamoDB Local: ItemCount is updated at every write
+
+    def item_count_note(self, now: datetime | None = None) -> str:
+        """What is true of ItemCount where this table lives: exact on DynamoDB Local, else
+        the service's staleness (``count_note``)."""
+        return LIVE_COUNT_NOTE if self.counts_live else self.count_note(now)
+
+    def item_count_text(self, count: int | None) -> str:
+        """``~1,234`` (approximate) or ``1,234`` (live), ``unknown`` when absent."""
+        if count is None:
+            return "unknown"
+        return f"{count:,}" if self.counts_live else f"~{count:,}"
 
     def count_note(self, now: datetime | None = None) -> str:
-        """Why ItemCount is approximate, and how young the table is when that matters."""
+        """Why the service's ItemCount is approximate, and how young the table is when that
+        matters."""
         if self.created is None:
             return ITEM_COUNT_NOTE
         age = ((now or datetime.now(timezone.utc)) - self.created).total_seconds()
@@ -161,6 +181,7 @@ def parse_schema(table: dict[str, Any]) -> TableSchema:
         orders=tuple(orders),
         attributes=tuple(types),
         created=table.get("CreationDateTime"),
+        counts_live=str(table.get("TableArn", "")).startswith(LOCAL_ARN_PREFIX),
     )
 
 
@@ -184,9 +205,9 @@ def list_tables(client: Any, page_size: int = 100) -> list[str]:
 
 
 def summary(schema: TableSchema) -> str:
-    count = "unknown" if schema.item_count is None else f"{schema.item_count:,}"
+    count = schema.item_count_text(schema.item_count)
     lines = [
-        f"{schema.name} [{schema.status}]: ~{count} items ({schema.count_note()})",
+        f"{schema.name} [{schema.status}]: {count} items ({schema.item_count_note()})",
         *(f"  {order.describe()}" for order in schema.orders),
     ]
     return "\n".join(lines)

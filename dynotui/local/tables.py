@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dynotui.core.errors import InputError
-from dynotui.dynamodb.connection import is_loopback_url
+from dynotui.core.text import visible
+from dynotui.dynamodb.loopback import loopback_problem
 
 Key = tuple[str, str]  # (attribute name, S | N | B)
 
@@ -79,10 +80,11 @@ def table_definition(
 
 def require_local(client: Any) -> None:
     endpoint = client.meta.endpoint_url
-    if not is_loopback_url(endpoint):
+    problem = loopback_problem(endpoint)
+    if problem is not None:
         raise NotLocalError(
-            f"refusing to create or seed the demo table on {endpoint}: the demo writes only to "
-            "a DynamoDB Local on this machine (localhost / 127.0.0.1)."
+            f"refusing to create or seed the demo table on {visible(endpoint)}: {problem}; the "
+            "demo writes only to a DynamoDB Local on this machine (localhost, 127.0.0.1, [::1])."
         )
 
 

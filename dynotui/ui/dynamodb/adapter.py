@@ -169,7 +169,7 @@ class DynamoDBAdapter:
         current = self._form_of(app, view)
         choices = []
         for order in schema.orders:
-            count = "?" if order.item_count is None else f"~{order.item_count:,}"
+            count = schema.item_count_text(order.item_count)
             choices.append((order.name, f"{order.describe()} · {count} items"))
 
         def chosen(name: str | None) -> None:
@@ -179,7 +179,7 @@ class DynamoDBAdapter:
 
         app.push_screen(
             PickerScreen(
-                f"Sort orders of {schema.name}\nItem counts: {schema.count_note()}", choices
+                f"Sort orders of {schema.name}\nItem counts: {schema.item_count_note()}", choices
             ),
             chosen,
         )

@@ -1,0 +1,54 @@
+"""JSON that a user typed or pasted: refused in one line, never a RecursionError.
+
+``json.loads`` raises RecursionError on deep enough nesting, and code that walks the
+result recursively can fail on much less. Input is parsed here, its depth measured
+without recursion, and anything deeper than ``MAX_DEPTH`` refused as bad input.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dynotui.core.errors import InputError
+
+# Deep enough for DynamoDB JSON at DynamoDB's own limit of 32 nested levels (two JSON
+# levels each, inside a map of values or a list of parameters), far below the recursion
+# limit of anything that walks it.
+MAX_DEPTH = 72
+
+
+def depth(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        level += 1
+        deepest = max(deepest, level)
+        stack.extend((child, level) for child in children)
+    return deepest
+
+
+def _too_deep(what: str, max_depth: int) -> InputError:
+    return InputError(f"{what} is nested more than {max_depth} levels deep: refused")
+
+
+def loads(text: str, what: str, max_depth: int = MAX_DEPTH, **options: Any) -> Any:
+    """``json.loads(text, **options)``; bad JSON or nesting deeper than ``max_depth`` is an
+    InputError that names ``what``."""
+    try:
+        data = json.loads(text, **options)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{what} is not valid JSON: {exc.msg} at character {exc.pos}") from None
+    except RecursionError:
+        raise _too_deep(what, max_depth) from None
+    if depth(data) > max_depth:
+        raise _too_deep(what, max_depth)
+    return data

@@ -1,0 +1,90 @@
+"""Is an endpoint on this machine? Decided by the reading the client connects with.
+
+botocore hands the endpoint URL to urllib3, which connects to the host *its*
+``parse_url`` finds; a check that reads the URL with another parser can be fooled
+(``http://192.0.2.1\\@127.0.0.1:8911``: ``urlsplit`` sees 127.0.0.1 after the ``@``,
+urllib3 connects to 192.0.2.1). So the URL is refused when it holds userinfo (``@``), a
+backslash, whitespace or a control character, or when urllib3 and ``urlsplit`` read its
+scheme, host or port differently; then the host must be ``localhost`` or an IP address
+written in full, and every address it resolves to must be a loopback address.
+
+Written-out forms only, by decision: ``127.1``, ``0x7f000001`` and ``2130706433`` are
+loopback to ``inet_aton`` but not to ``ipaddress`` or to every client, so they are
+refused (write 127.0.0.1); ``localhost.evil.example`` is a DNS name, never resolved
+here; ``[::ffff:127.0.0.1]`` (IPv4-mapped) reaches 127.0.0.1 only where the system maps
+it, and is refused (write 127.0.0.1 or [::1]); zone ids (``[::1%lo]``) too.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+Resolver = Callable[..., Sequence[Any]]
+
+
+def _addresses(host: str, port: int | None, resolve: Resolver) -> list[str]:
+    found = resolve(host, port or 80, type=socket.SOCK_STREAM)
+    return [info[4][0] for info in found]
+
+
+def loopback_problem(url: str | None, resolve: Resolver = socket.getaddrinfo) -> str | None:
+    """Why ``url`` is not certainly an endpoint on this machine, or None when it is."""
+    from urllib3.exceptions import LocationParseError
+    from urllib3.util import parse_url
+
+    if not url:
+        return "no endpoint is set"
+    if "@" in url:
+        return "it holds an '@' (a user name part, or text a client may read as one)"
+    if "\\" in url:
+        return "it holds a backslash, which URL parsers read differently"
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "it holds whitespace or a control character"
+    try:
+        connect = parse_url(url)
+        split = urlsplit(url)
+        split_port = split.port
+    except (LocationParseError, ValueError):
+        return "it is not a URL both urllib3 and urllib read"
+    host = (connect.host or "").removeprefix("[").removesuffix("]")
+    if (connect.scheme, host.lower(), connect.port) != (
+        split.scheme.lower(),
+        (split.hostname or "").lower(),
+        split_port,
+    ):
+        return "urllib3 (which connects) and urllib read its host differently"
+    if connect.scheme not in ("http", "https"):
+        return "it is not an http or https URL"
+    if not host:
+        return "it names no host"
+    if host.lower() != "localhost":
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return (
+                f"its host {host!r} is neither localhost nor an IP address written in full "
+                "(127.0.0.1, [::1])"
+            )
+        if isinstance(address, ipaddress.IPv6Address) and (
+            address.ipv4_mapped is not None or address.scope_id
+        ):
+            return f"its host {host!r} is an IPv6 form of another address: write 127.0.0.1"
+    try:
+        addresses = _addresses(host, connect.port, resolve)
+    except (OSError, UnicodeError):
+        return f"its host {host!r} does not resolve"
+    if not addresses:
+        return f"its host {host!r} does not resolve"
+    for found in addresses:
+        if not ipaddress.ip_address(found.split("%", 1)[0]).is_loopback:
+            return f"its host {host!r} resolves to {found}, which is not a loopback address"
+    return None
+
+
+def is_loopback_url(url: str | None, resolve: Resolver = socket.getaddrinfo) -> bool:
+    """True when every reading of ``url`` points at a loopback address of this machine."""
+    return loopback_problem(url, resolve) is None
