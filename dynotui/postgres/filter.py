@@ -357,14 +357,14 @@ def _name(parts: Any) -> Name:
 
 
 def _children(node: Any, ast: Any) -> Iterator[Any]:
-    for slot in type(node).__slots__:
-        value = getattr(node, slot, None)
+    """Every node below ``node``, lists of lists included (a FROM function is one)."""
+    pending = [getattr(node, slot, None) for slot in type(node).__slots__]
+    while pending:
+        value = pending.pop()
         if isinstance(value, ast.Node):
             yield value
         elif isinstance(value, tuple | list):
-            for item in value:
-                if isinstance(item, ast.Node):
-                    yield item
+            pending.extend(value)
 
 
 def _walk(root: Any, found: _Collected, ast: Any, *, top_level: bool) -> None:
@@ -409,6 +409,9 @@ def _walk(root: Any, found: _Collected, ast: Any, *, top_level: bool) -> None:
         elif isinstance(node, ast.SubLink):
             if node.operName:
                 found.operators.append(_name(node.operName))
+        elif isinstance(node, ast.SortBy):
+            if node.useOp:  # ORDER BY x USING op, in a sub-select
+                found.operators.append(_name(node.useOp))
         elif isinstance(node, ast.TypeCast):
             found.types.append(RawStream()(node.typeName))
         elif isinstance(node, ast.ParamRef):
