@@ -195,10 +195,7 @@ def test_what_runs_is_the_deparsed_filter_in_parentheses(pg: Any, victims: Any) 
 
 
 def test_a_stacked_statement_is_refused_by_the_server(pg: Any, victims: Any) -> None:
-    stacked = (
-        "SELECT 1; COMMIT; SET default_transaction_read_only = off; "
-        "DELETE FROM ro.victims WHERE id > 95"
-    )
+    stacked = "SELECT 1; COMMIT; BEGIN READ WRITE; DELETE FROM ro.victims WHERE id > 95; COMMIT"
     with pytest.raises(InputError, match="multiple commands"):
         pg.query(stacked)
     with pytest.raises(InputError, match="multiple commands"):
@@ -208,8 +205,7 @@ def test_a_stacked_statement_is_refused_by_the_server(pg: Any, victims: Any) -> 
 
 def test_the_count_forecast_cannot_stack_statements(pg: Any, victims: Any) -> None:
     attack = (
-        "true); COMMIT; SET default_transaction_read_only = off; "
-        "DELETE FROM ro.victims WHERE id > 95; SELECT (1"
+        "true); COMMIT; BEGIN READ WRITE; DELETE FROM ro.victims WHERE id > 95; COMMIT; SELECT (1"
     )
     with pytest.raises(InputError):
         forecast(pg, victims_query(pg, attack))

@@ -117,7 +117,6 @@ class PgSession:
         self._running_lock = threading.Lock()
         self._plans: list[dict[str, Any]] = []
         self.verified_filters: set[str] = set()  # deparsed filters this server vouched for
-        self.statements = 0  # statements sent (the settings line of each transaction aside)
         if conn is not None:
             conn.add_notice_handler(self._notice)
 
@@ -249,7 +248,6 @@ class PgSession:
             with self.conn.pipeline():
                 self.conn.execute(settings_sql, settings_params)
                 for sql, params in statements:
-                    self.statements += 1
                     cursors.append(self.conn.execute(sql, params))
                 # The auto_explain plan arrives when the statement's portal closes: here.
                 self.conn.rollback()
