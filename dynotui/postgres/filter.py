@@ -487,6 +487,9 @@ WITH wanted_function(schema_name, name) AS (
     UNION ALL
     SELECT 'the input of type ' || t.oid::regtype::text, NULL, t.typinput::oid
     FROM pg_catalog.pg_type t
+    UNION ALL
+    SELECT 'the output of type ' || t.oid::regtype::text, NULL, t.typoutput::oid
+    FROM pg_catalog.pg_type t
 )
 SELECT DISTINCT c.kind, c.what, p.oid::regprocedure::text, p.proname, p.provolatile
 FROM called c JOIN pg_catalog.pg_proc p ON p.oid = c.fn
