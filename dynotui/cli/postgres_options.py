@@ -51,6 +51,13 @@ def add_postgres_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--columns", metavar="LIST", help="columns to show, comma-separated (default: all)"
     )
+    group.add_argument(
+        "--statement-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="PostgreSQL stops a statement of dynotui's after this long (default 30)",
+    )
 
 
 def wants_postgres(args: argparse.Namespace) -> bool:
@@ -73,7 +80,12 @@ def pg_mode(args: argparse.Namespace) -> str:
 def connect_from_args(args: argparse.Namespace) -> Any:
     from dynotui.postgres.connection import PgOptions, connect
 
-    return connect(PgOptions(uri=args.postgres or None))
+    timeout = getattr(args, "statement_timeout", None)
+    if timeout is None:
+        return connect(PgOptions(uri=args.postgres or None))
+    if not 0.001 <= timeout <= 86_400:
+        raise InputError(f"--statement-timeout is 0.001 to 86400 seconds, got {timeout:g}")
+    return connect(PgOptions(uri=args.postgres or None, statement_timeout=timeout))
 
 
 def query_from_args(session: Any, args: argparse.Namespace, page_size: int = 25) -> Any:

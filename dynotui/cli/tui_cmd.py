@@ -123,7 +123,8 @@ def run_postgres(args: argparse.Namespace) -> int:
     try:
         query = query_from_args(session, args, int(page_size)) if args.table else None
         preload_ui("postgres")
-        options = PgOptions(uri=args.postgres or None)
+        # The session's own options: its statement timeout survives a reconnect.
+        options = session.options or PgOptions(uri=args.postgres or None)
         return open_pg_app(session, options, query, history=history_store(args))
     finally:
         session.close()

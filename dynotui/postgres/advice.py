@@ -1,12 +1,12 @@
 """What PostgreSQL pages say: ties at boundaries, orders no index serves, filters doing an
-index's job, NULLs in the sort key, keys that change, OFFSET at depth.
+index's job, how keyset seeks read a page, NULLs in the sort key, keys that change,
+OFFSET at depth.
 
 Folded in page by page, like the DynamoDB advisor; every finding carries its numbers.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from dynotui.core.advisor import Finding
@@ -17,7 +17,6 @@ from dynotui.postgres.sql import PgQuery
 
 MIN_READ = 20
 WASTE_RATIO = 0.5
-_IDENTIFIER = re.compile(r'"((?:[^"]|"")+)"|\b([A-Za-z_][A-Za-z0-9_]*)\b')
 
 
 class PgAdvisor:
@@ -42,7 +41,7 @@ class PgAdvisor:
         self.buffers += buffers
         if page.number == 1:
             self.first_buffers = buffers
-        if "Sort" in cost.plan:  # a Sort, or an Incremental Sort of each group of ties
+        if cost.sorts_input:  # a Sort, or an Incremental Sort of each group of ties
             self.sorted_pages += 1
         self.last = page
 
@@ -89,35 +88,40 @@ class PgAdvisor:
                     "only the matching rows.",
                 )
             )
-        mixed = len({c.descending for c in order.columns}) > 1
         last = self.last
-        if (
-            mixed
-            and self.query.mode == "keyset"
-            and not self.query.where
-            and last is not None
-            and last.cost.removed > last.shown
-        ):
-            lead = order.columns[0].label
+        form = last.extra.get("keyset") if last is not None else None
+        if self.query.mode == "keyset" and last is not None and last.cost.seek_buffers and form:
+            cost = last.cost
+            seeks = ", ".join(f"{b:,}" for b in cost.seek_buffers)
             found.append(
                 Finding(
-                    "mixed-directions",
-                    f"Mixed directions ({', '.join(c.words() for c in order.columns)}): no single "
-                    f"condition seeks inside a group of equal {lead}, so the scan starts at the "
-                    f"group and filters its way to the page ({last.cost.removed:,} rows removed "
-                    f"on page {last.number}; more the deeper into the group). Two seeks joined by "
-                    f"UNION ALL ({lead} = the boundary's and the rest after it; {lead} after it) "
-                    "would read only the page.",
+                    "keyset-form",
+                    f"Page {last.number} was read by {form}: "
+                    f"{cost.shared_hit + cost.shared_read:,} buffers in all (per seek: {seeks}). "
+                    "Each seek starts at the boundary and stops after a page, so the cost "
+                    "stays flat with depth.",
                 )
             )
-        nullable = [c.label for c in order.columns if c.nullable]
+        nullable = [c for c in order.columns if c.nullable]
         if nullable:
+            words = []
+            for term in nullable:
+                column = next((c for c in self.query.table.columns if c.name == term.label), None)
+                frac = column.null_frac if column is not None else None
+                if frac is None:
+                    held = "no statistics say whether it holds NULLs"
+                elif frac == 0:
+                    held = "pg_stats found no NULL at the last ANALYZE"
+                else:
+                    held = f"{frac:.0%} NULL at the last ANALYZE"
+                words.append(f"{term.label} ({held})")
             found.append(
                 Finding(
                     "nullable",
-                    f"Sort column {', '.join(nullable)} may be NULL: a row comparison would drop "
-                    "those rows, so this order uses the expanded form (slower); make it NOT NULL, "
-                    "or sort on COALESCE(...) with an index on the same expression.",
+                    f"Sort column {', '.join(words)} may be NULL: a row comparison does not "
+                    "see NULLs, so where they sort after the boundary they are read by a "
+                    "seek of their own (exact, one more index descent per page). If the "
+                    "column never holds NULL, declaring it NOT NULL saves that seek.",
                 )
             )
         moving = [c.label for c in order.columns if changing(c)]
@@ -146,13 +150,10 @@ class PgAdvisor:
         return found
 
     def _filter_columns(self) -> list[str]:
+        """The table's columns the filter tests, as PostgreSQL's parser read them."""
+        parsed = self.query.filter
         names = {c.name for c in self.query.table.columns}
-        found: list[str] = []
-        for quoted, bare in _IDENTIFIER.findall(self.query.where or ""):
-            name = quoted.replace('""', '"') if quoted else bare
-            if name in names and name not in found:
-                found.append(name)
-        return found
+        return [name for name in (parsed.columns if parsed else ()) if name in names]
 
 
 def advise(query: PgQuery, pages: list[Any]) -> list[Finding]:

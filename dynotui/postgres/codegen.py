@@ -6,7 +6,8 @@ from __future__ import annotations
 import pprint
 from typing import Any
 
-from dynotui.postgres.sql import PgQuery, page_sql
+from dynotui.postgres.connection import EXACT_SETTINGS
+from dynotui.postgres.sql import PgQuery, page_sql, statement_parts
 
 LANGUAGES = ("sql", "psycopg")
 
@@ -43,17 +44,22 @@ def sql_code(query: PgQuery, boundary: Any, number: int) -> str:
 
 def psycopg_code(query: PgQuery, boundary: Any, number: int, uri: str | None) -> str:
     """A script that prints page ``number`` (``--pages N``: N pages from there) as JSON
-    lines, following keyset (or OFFSET) boundaries as dynotui does."""
-    first, params = page_sql(query, None, 1)
-    head = first.split("\nWHERE ")[0].split("\nORDER BY ")[0]
-    filter_sql = ""
-    if query.where and query.where.strip():
-        filter_sql = first.split("\nWHERE ", 1)[1].split("\nORDER BY ")[0]
-    filter_params = {k: v for k, v in params.items() if k.startswith("p")}
-    order = [
-        (c.expression, c.type, c.descending, c.nulls_first, c.nullable) for c in query.order.columns
+    lines, following keyset (or OFFSET) boundaries with the seeks dynotui uses."""
+    parts = statement_parts(query)
+    terms = [
+        (
+            c.term,
+            c.type,
+            c.descending,
+            c.nulls_first,
+            c.nullable,
+            c.after_operator,
+            c.equal_operator,
+            c.operators is None,
+        )
+        for c in query.order.columns
     ]
-    order_by = ", ".join(c.sql() for c in query.order.columns)
+    settings = " ".join(f"-c {k}={v.replace(' ', '')}" for k, v in EXACT_SETTINGS.items())
     return f'''"""{_title(query, number)}
 
 Prints page {number} as JSON lines; --pages N prints N pages, following the boundary
@@ -70,59 +76,88 @@ URI = os.environ.get("DATABASE_URL", {uri!r})
 COLUMNS = {list(query.shown_columns)!r}
 PAGE_SIZE = {query.page_size}
 MODE = {query.mode!r}
-SELECT = {head!r}
-FILTER = {filter_sql!r}  # the user's WHERE fragment, parameters named %(pN)s
-FILTER_PARAMS = {pprint.pformat(filter_params, sort_dicts=False)}
-ORDER_BY = {order_by!r}
-# (expression, type, descending, nulls first, nullable) for each sort term
-ORDER = {pprint.pformat(order, width=80)}
+SELECT = {parts.select!r}
+SELECT_SORTED = {parts.select_sorted!r}  # with the sort values, to merge several seeks
+OUTER = {parts.outer!r}
+SOURCE = {parts.source!r}
+FILTER = {query.filter_sql or ""!r}  # the filter as PostgreSQL deparses it, %(pN)s parameters
+FILTER_PARAMS = {pprint.pformat(query.filter_params(), sort_dicts=False)}
+ORDER_BY = {parts.order_by!r}
+MERGED_ORDER_BY = {parts.merged_order_by!r}
+# (term, type, descending, nulls first, nullable, operator "after", operator "equal",
+#  default operators: a row comparison may cover it) for each sort term
+TERMS = {pprint.pformat(terms, width=80)}
 START = {boundary!r}  # page {number}'s boundary
+# Settings under which the boundary's text reads back as the same value.
+SETTINGS = "-c default_transaction_read_only=on " + {settings!r}
 
 
-def after(boundary):
-    """Rows after the boundary: a row comparison when it can be, else the expanded form."""
+def seeks(boundary):
+    """Bounded index seeks that together read every row after the boundary."""
     params = {{f"k{{i}}": v for i, v in enumerate(boundary) if v is not None}}
-    casts = [f"%(k{{i}})s::{{t}}" for i, (_, t, _, _, _) in enumerate(ORDER)]
-    one_way = len({{d for _, _, d, _, _ in ORDER}}) == 1
-    if one_way and not any(n for *_, n in ORDER) and None not in boundary:
-        op = "<" if ORDER[0][2] else ">"
-        left = ", ".join(e for e, *_ in ORDER)
-        return f"({{left}}) {{op}} ({{', '.join(casts)}})", params
-    terms = []
-    for i, (expr, _, desc, nulls_first, nullable) in enumerate(ORDER):
+    found, prefix, i = [], [], 0
+    while i < len(TERMS):
+        term, kind, desc, nulls_first, nullable, after, equal, plain = TERMS[i]
         if boundary[i] is None:
-            if not nulls_first:
-                continue
-            later = f"{{expr}} IS NOT NULL"
+            if nulls_first:  # the NULL run comes first: every value is after it
+                found.append([*prefix, f"{{term}} IS NOT NULL"])
+            prefix.append(f"{{term}} IS NULL")
+            i += 1
+            continue
+        j = i
+        while (
+            plain and j + 1 < len(TERMS) and boundary[j + 1] is not None
+            and TERMS[j + 1][2] == desc and TERMS[j + 1][7]
+        ):
+            j += 1
+        run = range(i, j + 1)
+        if j == i:
+            found.append([*prefix, f"{{term}} {{after}} %(k{{i}})s::{{kind}}"])
         else:
-            later = f"{{expr}} {{'<' if desc else '>'}} {{casts[i]}}"
-            if nullable and not nulls_first:
-                later = f"({{later}} OR {{expr}} IS NULL)"
-        equal = [f"{{e}} IS NULL" if boundary[j] is None else f"{{e}} = {{casts[j]}}"
-                 for j, (e, *_) in enumerate(ORDER[:i])]
-        terms.append("(" + " AND ".join([*equal, later]) + ")")
-    return ("(" + " OR ".join(terms) + ")" if terms else "FALSE"), params
+            left = ", ".join(TERMS[m][0] for m in run)
+            right = ", ".join(f"%(k{{m}})s::{{TERMS[m][1]}}" for m in run)
+            found.append([*prefix, f"({{left}}) {{'<' if desc else '>'}} ({{right}})"])
+        equal_terms = []
+        for m in run:
+            if TERMS[m][4] and not TERMS[m][3]:  # NULLs after every value: a seek of their own
+                found.append([*prefix, *equal_terms, f"{{TERMS[m][0]}} IS NULL"])
+            equal_terms.append(f"{{TERMS[m][0]}} {{TERMS[m][6]}} %(k{{m}})s::{{TERMS[m][1]}}")
+        prefix += equal_terms
+        i = j + 1
+    return found, params
 
 
 def page(conn, boundary):
-    conditions, params = [], dict(FILTER_PARAMS, limit=PAGE_SIZE + 1)
-    if FILTER:
-        conditions.append(FILTER)
+    params = dict(FILTER_PARAMS, limit=PAGE_SIZE + 1)
+    base = [FILTER] if FILTER else []
+    found = None
     if MODE == "keyset" and boundary is not None:
-        condition, keys = after(boundary)
-        conditions.append(condition)
+        found, keys = seeks(boundary)
         params.update(keys)
-    sql = SELECT + ("\\nWHERE " + "\\n  AND ".join(conditions) if conditions else "")
-    sql += f"\\nORDER BY {{ORDER_BY}}\\nLIMIT %(limit)s"
-    if MODE == "offset" and boundary:
-        sql += f" OFFSET {{int(boundary)}}"
+    if found is not None and len(found) > 1:
+        branches = [
+            f"(SELECT {{SELECT_SORTED}} FROM {{SOURCE}} WHERE {{' AND '.join(base + seek)}}"
+            f" ORDER BY {{ORDER_BY}} LIMIT %(limit)s)"
+            for seek in found
+        ]
+        sql = (
+            f"SELECT {{OUTER}} FROM ({{' UNION ALL '.join(branches)}}) AS dynotui_page"
+            f" ORDER BY {{MERGED_ORDER_BY}} LIMIT %(limit)s"
+        )
+    else:
+        conditions = base + ((found[0] if found else ["FALSE"]) if found is not None else [])
+        sql = f"SELECT {{SELECT}} FROM {{SOURCE}}"
+        if conditions:
+            sql += " WHERE " + " AND ".join(conditions)
+        sql += f" ORDER BY {{ORDER_BY}} LIMIT %(limit)s"
+        if MODE == "offset" and boundary:
+            sql += f" OFFSET {{int(boundary)}}"
     return conn.execute(sql, params).fetchall()
 
 
 pages = int(sys.argv[sys.argv.index("--pages") + 1]) if "--pages" in sys.argv else 1
 width = len(COLUMNS)
-READ_ONLY = "-c default_transaction_read_only=on -c TimeZone=UTC"
-with psycopg.connect(URI, autocommit=True, options=READ_ONLY) as conn:
+with psycopg.connect(URI, autocommit=True, options=SETTINGS) as conn:
     boundary = START
     for _ in range(pages):
         rows = page(conn, boundary)

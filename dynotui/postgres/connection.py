@@ -1,9 +1,21 @@
 """A read-only PostgreSQL session: libpq URI or the usual PG* variables.
 
-Every statement runs in a read-only transaction (``default_transaction_read_only``):
-dynotui cannot write, whatever a filter says. Where the server allows it, auto_explain
-sends the plan of each statement dynotui runs back as a notice, so the cost shown is
-that of the very statement that produced the page.
+Every statement runs in a transaction begun ``READ ONLY`` and rolled back, on a session
+whose default is read-only too. Each transaction first sets, ``LOCAL`` to it, the
+timeouts and the settings that make values read back exactly (``extra_float_digits``,
+``DateStyle``, ``IntervalStyle``, ``TimeZone``, ``bytea_output``) and SQL read as it was
+checked (``standard_conforming_strings``): a role's or database's own settings, or a
+pooler that drops startup options, change nothing.
+
+Every statement goes over the extended query protocol (psycopg's pipeline mode), which
+carries exactly one statement: a ``;`` and a second statement is a syntax error on the
+server, never run. The pipeline sends the settings, the statement and the rollback in
+one round trip.
+
+The cost of a page is that of the statement that produced it: where the server allows
+it, auto_explain sends the statement's plan back as a notice; otherwise the statement
+runs once as ``EXPLAIN (ANALYZE, BUFFERS)`` with its rows handed back through a
+transaction-local setting, so a page is still executed only once.
 """
 
 from __future__ import annotations
@@ -13,6 +25,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from dynotui.core.cancel import CancelToken
@@ -29,19 +42,64 @@ AUTO_EXPLAIN = (
     "SET client_min_messages = notice",
 )
 
+# Settings under which every value's text reads back as the same value, whatever the role,
+# database or server default says (extra_float_digits = 0 rounds a float8 boundary, and a
+# drain never ends), and the filter's deparsed text means what was checked.
+EXACT_SETTINGS = {
+    "TimeZone": "UTC",
+    "DateStyle": "ISO, MDY",
+    "IntervalStyle": "postgres",
+    "extra_float_digits": "3",
+    "bytea_output": "hex",
+    "standard_conforming_strings": "on",
+    "transform_null_equals": "off",
+}
+
+ONE_PASS = (
+    "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON)\n"
+    "SELECT pg_catalog.set_config('dynotui.rows',"
+    " COALESCE(pg_catalog.json_agg(dynotui_page)::text, '[]'), true)\n"
+    "FROM (\n{statement}\n) AS dynotui_page"
+)
+ONE_PASS_ROWS = "SELECT pg_catalog.current_setting('dynotui.rows')"
+MEASURED_AUTO_EXPLAIN = "auto_explain"
+MEASURED_ONE_PASS = "EXPLAIN ANALYZE, one execution"
+MEASURED_AGAIN = "EXPLAIN ANALYZE, run again (auto_explain sent no plan)"
+
 
 @dataclass(frozen=True)
 class PgOptions:
     uri: str | None = None  # None: libpq's PG* environment variables
     connect_timeout: float = 5.0
     statement_timeout: float = 30.0
+    idle_in_transaction_timeout: float = 60.0
 
     def describe(self) -> str:
         return redacted(self.uri) or "PostgreSQL (PG* variables)"
 
+    def settings(self) -> dict[str, str]:
+        """What each transaction sets LOCAL: the timeouts, then the exact-text settings."""
+        return {
+            "statement_timeout": f"{int(self.statement_timeout * 1000)}ms",
+            "idle_in_transaction_session_timeout": (
+                f"{int(self.idle_in_transaction_timeout * 1000)}ms"
+            ),
+            **EXACT_SETTINGS,
+        }
+
+
+def _startup_options(options: PgOptions) -> str:
+    """The same settings as libpq startup options (no value holds a space)."""
+    values = {
+        "default_transaction_read_only": "on",
+        **{k: v.replace(" ", "") for k, v in options.settings().items()},
+    }
+    return " ".join(f"-c {name}={value}" for name, value in values.items())
+
 
 class PgSession:
-    """One connection, autocommit, read-only; plans arrive as auto_explain notices.
+    """One connection, read-only; plans arrive as auto_explain notices or from a one-pass
+    EXPLAIN ANALYZE of the statement itself.
 
     A connection that broke (the server restarted, a network drop, a terminated backend)
     is opened again before the next statement, so R retries a failed page as it does on
@@ -54,8 +112,11 @@ class PgSession:
         self.options = options
         self.lock = threading.Lock()  # one statement at a time on one connection
         self._running: object | None = None  # the ticket of the statement under way
+        self._in_flight = False  # a statement (any) is on the server now
+        self._closing = False
         self._running_lock = threading.Lock()
         self._plans: list[dict[str, Any]] = []
+        self.verified_filters: set[str] = set()  # deparsed filters this server vouched for
         if conn is not None:
             conn.add_notice_handler(self._notice)
 
@@ -73,6 +134,11 @@ class PgSession:
         host = "local socket" if info.host.startswith("/") else f"{info.host}:{info.port}"
         where = f"{info.user}@{host}/{info.dbname}"
         return f"PostgreSQL {info.server_version // 10000} · {where}"
+
+    @property
+    def measured_by(self) -> str:
+        """How a page's cost is measured on this session (for the status line)."""
+        return MEASURED_AUTO_EXPLAIN if self.auto_explain else MEASURED_ONE_PASS
 
     def reopen(self) -> None:
         """A new connection in place of this one (E in the app)."""
@@ -97,81 +163,114 @@ class PgSession:
                 self._plans.append(json.loads(plan))
 
     def run(
-        self, sql: Any, params: Any = None, ticket: object | None = None
+        self, sql: str, params: Any = None, ticket: object | None = None
     ) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
-        """Rows of one statement and its plan (auto_explain's, else EXPLAIN ANALYZE's).
+        """Rows of one statement and its plan, from one execution of it.
         ``cancel(ticket)`` stops this statement and no other. The plan's ``waited_ms`` is
         the time spent waiting for another view's statement on this connection."""
         asked = time.perf_counter()
         with self.lock:
             waited = (time.perf_counter() - asked) * 1000
-            rows, plan = self._in_transaction(sql, params, ticket, explain=True)
+            try:
+                if self.auto_explain:
+                    (rows,) = self._transaction([(sql, params)], ticket)
+                    plans = [p for p in self._plans if "Plan" in p]
+                    if plans:
+                        plan = dict(plans[-1])
+                        plan["measured"] = MEASURED_AUTO_EXPLAIN
+                    else:
+                        # No notice came back (a pooler, a reset session): measure in one
+                        # pass from now on; this page's statement runs a second time.
+                        self.auto_explain = False
+                        _, plan = self._one_pass(sql, params, ticket)
+                        plan["measured"] = MEASURED_AGAIN
+                else:
+                    rows, plan = self._one_pass(sql, params, ticket)
+                    plan["measured"] = MEASURED_ONE_PASS
+            except DynotuiError:
+                raise
+            except Exception as exc:
+                raise translate(exc) from exc
         plan["waited_ms"] = waited
         return rows, plan
 
     def query(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
         """Catalogue reads (no plan wanted)."""
         with self.lock:
-            rows, _ = self._in_transaction(sql, params, None, explain=False)
+            try:
+                (rows,) = self._transaction([(sql, params)], None)
+            except DynotuiError:
+                raise
+            except Exception as exc:
+                raise translate(exc) from exc
         return rows
 
-    def _in_transaction(
-        self, sql: Any, params: Any, ticket: object | None, explain: bool
+    def _one_pass(
+        self, sql: str, params: Any, ticket: object | None
     ) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
-        """One statement in a transaction of its own, begun READ ONLY and rolled back:
-        whatever a filter calls (set_config included) is undone, and nothing can write."""
+        """The statement run once under EXPLAIN ANALYZE; its rows come back as JSON in a
+        transaction-local setting, read in the same transaction."""
+        explained, fetched = self._transaction(
+            [(ONE_PASS.format(statement=sql), params), (ONE_PASS_ROWS, None)], ticket
+        )
+        document = explained[0][0]
+        document = document[0] if isinstance(document, list) else document
+        rows = json.loads(
+            fetched[0][0],
+            object_pairs_hook=lambda pairs: tuple(value for _, value in pairs),
+            parse_float=Decimal,
+        )
+        return list(rows), _inner_plan(document)
+
+    def _transaction(
+        self, statements: list[tuple[str, Any]], ticket: object | None
+    ) -> list[list[tuple[Any, ...]]]:
+        """Statements in one transaction begun READ ONLY, with the LOCAL settings, and
+        rolled back: whatever a statement set (set_config included) is undone, and
+        nothing can write. One pipeline: one round trip."""
         self._plans.clear()
+        if not self._usable():
+            self._reopen()
+        if self._closing or (isinstance(ticket, CancelToken) and ticket.cancelled):
+            raise ReadCancelled()  # cancelled while another statement ran
+        settings = self.options.settings() if self.options else PgOptions().settings()
+        settings_sql = "SELECT " + ", ".join(
+            f"pg_catalog.set_config(%(n{i})s, %(v{i})s, true)" for i in range(len(settings))
+        )
+        settings_params = {}
+        for i, (name, value) in enumerate(settings.items()):
+            settings_params[f"n{i}"], settings_params[f"v{i}"] = name, value
+        with self._running_lock:
+            self._running = ticket
+            self._in_flight = True
+        cursors = []
         try:
-            if not self._usable():
-                self._reopen()
-            if isinstance(ticket, CancelToken) and ticket.cancelled:
-                raise ReadCancelled()  # cancelled while another statement ran
+            with self.conn.pipeline():
+                self.conn.execute(settings_sql, settings_params)
+                for sql, params in statements:
+                    cursors.append(self.conn.execute(sql, params))
+                # The auto_explain plan arrives when the statement's portal closes: here.
+                self.conn.rollback()
+            return [cursor.fetchall() for cursor in cursors]
+        finally:
             with self._running_lock:
-                self._running = ticket
-            try:
-                rows = self.conn.execute(sql, params).fetchall()
-            finally:
-                with self._running_lock:
-                    self._running = None
-                # The plan arrives when the statement's portal closes: at this rollback.
-                self._end()
-            plan: dict[str, Any] = {}
-            if explain:
-                plans = [p for p in self._plans if "Plan" in p]
-                if plans:
-                    plan = dict(plans[-1])
-                    plan.setdefault("measured", "auto_explain")
-                else:
-                    try:
-                        explained = self.conn.execute(self._explain(sql), params).fetchone()[0]
-                    finally:
-                        self._end()
-                    plan = dict(explained[0] if isinstance(explained, list) else explained)
-                    plan["measured"] = "EXPLAIN ANALYZE, run again"
-        except DynotuiError:
-            raise
-        except Exception as exc:
-            raise translate(exc) from exc
-        return rows, plan
+                self._running = None
+                self._in_flight = False
+            self._end()
 
     def _end(self) -> None:
         conn = self.conn
-        if conn is not None and not conn.closed and not conn.broken:
+        if conn is None or conn.closed or conn.broken:
+            return
+        import psycopg
+
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             with contextlib.suppress(Exception):
                 conn.rollback()
 
-    @staticmethod
-    def _explain(sql: Any) -> Any:
-        from psycopg import sql as pgsql
-
-        prefix = pgsql.SQL("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ")
-        if isinstance(sql, str):
-            return prefix + pgsql.SQL(sql)  # type: ignore[arg-type]
-        return prefix + sql
-
     def cancel(self, ticket: object | None = None) -> None:
         """Stop the statement running for ``ticket`` (any, if None): another view's
-        statement on the same connection is left alone."""
+        statement on the same connection is left alone. Returns at once."""
         with self._running_lock:
             if ticket is not None and self._running is not ticket:
                 return
@@ -183,9 +282,42 @@ class PgSession:
             target=lambda: _quietly(conn.cancel_safe, timeout=5.0), daemon=True
         ).start()
 
+    def cancel_running(self, timeout: float = 2.0, *, closing: bool = False) -> bool:
+        """Cancel whatever statement is on the server now, and wait (at most ``timeout``
+        seconds) until the server has the request: for quitting, where a daemon thread
+        would die with the process before it is sent. Safe from any thread; returns
+        whether a statement was in flight. ``closing``: statements not yet begun on this
+        session are refused (ReadCancelled) instead of sent."""
+        with self._running_lock:
+            if closing:
+                self._closing = True
+            busy, conn = self._in_flight, self.conn
+        if not busy or conn is None:
+            return False
+        try:
+            conn.cancel_safe(timeout=timeout)
+        except Exception:
+            return False
+        return True
+
     def close(self) -> None:
         if self.conn is not None:
             self.conn.close()
+
+
+def _inner_plan(document: dict[str, Any]) -> dict[str, Any]:
+    """The plan of the statement inside the one-pass wrapper (its Aggregate and the
+    subquery scan read no buffers of their own), with the whole execution's time."""
+    node = document["Plan"]
+    children = node.get("Plans") or []
+    if node.get("Node Type") == "Aggregate" and children:
+        node = children[0]
+        if node.get("Node Type") == "Subquery Scan" and node.get("Plans"):
+            node = node["Plans"][0]
+    plan = {"Plan": node}
+    if "Execution Time" in document:
+        plan["Execution Time"] = document["Execution Time"]
+    return plan
 
 
 def _quietly(call: Any, **kwargs: Any) -> None:
@@ -200,27 +332,25 @@ def connect(options: PgOptions) -> PgSession:
         raise InputError(
             "PostgreSQL support is an extra: pip install 'dynotui[postgres]'"
         ) from None
-    settings = (
-        "-c default_transaction_read_only=on -c TimeZone=UTC "
-        f"-c statement_timeout={int(options.statement_timeout * 1000)}"
-    )
     try:
         conn = psycopg.connect(
             options.uri or "",
             autocommit=True,
             connect_timeout=max(1, int(options.connect_timeout)),
-            options=settings,
+            options=_startup_options(options),
             application_name="dynotui",
         )
     except Exception as exc:
         raise translate(exc) from exc
     auto_explain = True
-    try:
-        for statement in AUTO_EXPLAIN:
-            conn.execute(statement)
-    except psycopg.Error:
-        auto_explain = False  # not a superuser, or no auto_explain: EXPLAIN ANALYZE instead
-    # From here every statement runs in BEGIN READ ONLY ... ROLLBACK (see _in_transaction).
+    for statement in AUTO_EXPLAIN:
+        try:
+            with conn.pipeline():  # the extended protocol here too
+                conn.execute(statement)
+        except psycopg.Error:
+            auto_explain = False  # not a superuser, or no auto_explain: one-pass EXPLAIN
+            break
+    # From here every statement runs in BEGIN READ ONLY ... ROLLBACK (see _transaction).
     conn.read_only = True
     conn.autocommit = False
     return PgSession(conn, auto_explain, options)
@@ -249,6 +379,12 @@ def redacted(uri: str | None) -> str | None:
     return make_conninfo("", **{k: v for k, v in parts.items() if v is not None})
 
 
+# SQLSTATE classes that are the query's fault, not the connection's: syntax and access
+# (42), data (22), a feature the statement used (0A), a sub-select of several rows (21),
+# a write refused by the read-only transaction (25).
+INPUT_CLASSES = ("42", "22", "0A", "21", "25")
+
+
 def translate(exc: BaseException) -> DynotuiError:
     if isinstance(exc, DynotuiError):
         return exc
@@ -259,8 +395,16 @@ def translate(exc: BaseException) -> DynotuiError:
     if isinstance(exc, psycopg.errors.ReadOnlySqlTransaction):
         return InputError(f"refused: dynotui's session is read-only ({first_line(exc)})")
     sqlstate = getattr(exc, "sqlstate", None) or ""
-    if sqlstate.startswith(("42", "22")):
+    if sqlstate.startswith(INPUT_CLASSES):
         return InputError(f"PostgreSQL rejected the query: {first_line(exc)}")
+    diag = getattr(exc, "diag", None)
+    severity = getattr(diag, "severity_nonlocalized", None) or getattr(diag, "severity", None)
+    if sqlstate and severity == "ERROR":
+        # The server answered with an error about the statement (dblink failing to
+        # connect elsewhere is 08001): the connection to this server is fine.
+        detail = getattr(diag, "message_detail", None)
+        more = f" ({detail.splitlines()[0]})" if detail else ""
+        return ServiceError(f"PostgreSQL reported an error ({sqlstate}): {first_line(exc)}{more}")
     if isinstance(exc, psycopg.OperationalError):
         return ServiceError(f"cannot reach PostgreSQL: {first_line(exc)}")
     if isinstance(exc, psycopg.Error):

@@ -23,8 +23,10 @@ class PgCost:
     execution_ms: float = 0.0
     latency_ms: float = 0.0
     plan: str = ""  # the plan's shape, top node first (only per page)
-    measured: str = "auto_explain"  # or "EXPLAIN ANALYZE, run again"
+    measured: str = "auto_explain"  # or "EXPLAIN ANALYZE, one execution"
     retries: int = 0
+    sorts_input: bool = False  # a Sort over more than bounded seeks: no index gives the order
+    seek_buffers: tuple[int, ...] = ()  # per seek, where a page was read by several
 
     unit = "buffers"
 
@@ -138,8 +140,36 @@ def from_plan(
         latency_ms=latency_ms,
         plan=shape(top),
         measured=measured,
+        sorts_input=sorts_input(nodes, returned),
+        seek_buffers=seek_buffers(top),
     )
 
 
-def has_sort(plan: str) -> bool:
-    return "Sort" in plan.split(" > ")[1:3] or plan.startswith("Sort")
+def sorts_input(nodes: list[dict[str, Any]], returned: int) -> bool:
+    """A Sort (or Incremental Sort) of more than ten pages' worth of rows: the order is not
+    given by an index. Sorting the few rows of bounded seeks to merge them, or a small
+    group of ties the planner found cheaper to sort, is not that."""
+    most = 10 * (returned + 1) + 100
+    for node in nodes:
+        if node.get("Node Type") in ("Sort", "Incremental Sort"):
+            children = node.get("Plans") or []
+            if not children:
+                return True
+            child = children[0]
+            if child.get("Actual Rows", 0) * (child.get("Actual Loops", 1) or 1) > most:
+                return True
+    return False
+
+
+def seek_buffers(top: dict[str, Any]) -> tuple[int, ...]:
+    """Buffers of each branch of the Append (or Merge Append) a multi-seek page reads."""
+    node = top
+    while node.get("Node Type") not in ("Append", "Merge Append"):
+        children = node.get("Plans") or []
+        if len(children) != 1:
+            return ()
+        node = children[0]
+    return tuple(
+        int(child.get("Shared Hit Blocks", 0)) + int(child.get("Shared Read Blocks", 0))
+        for child in node.get("Plans") or []
+    )

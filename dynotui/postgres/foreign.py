@@ -18,7 +18,7 @@ from typing import Any
 from dynotui.core.errors import InputError
 from dynotui.core.exact_json import Number
 from dynotui.core.foreign import ForeignCursor, ForeignCursorError, ForeignStart, ForeignText
-from dynotui.postgres.source import MAX_BOUNDARY_TEXT, PgSource
+from dynotui.postgres.source import PgSource
 from dynotui.postgres.sql import PgQuery
 
 BY_POSITION = "PostgreSQL boundary row (JSON list)"
@@ -50,12 +50,7 @@ def _text(label: str, value: Any, nullable: bool) -> str | None:
         return "true" if value else "false"
     if isinstance(value, Number):
         return str.__str__(value)  # the exact digits the cursor carried
-    if isinstance(value, str):
-        if len(value) > MAX_BOUNDARY_TEXT:
-            raise ForeignCursorError(
-                f"the boundary row's {label} is {len(value):,} characters; at most "
-                f"{MAX_BOUNDARY_TEXT:,}"
-            )
+    if isinstance(value, str):  # no length limit of its own: the pasted text is capped
         return value
     raise ForeignCursorError(
         f"the boundary row's {label} is a JSON structure; sort values are text, numbers, "

@@ -1,15 +1,22 @@
 """A PostgreSQL table and the orders it can be read in: its primary key, each b-tree index
-(made unique by the primary key where it is not), or any columns with no index.
+(made unique by a row key where it is not), or any columns with no index.
 
 Keyset paging needs a unique sort key: rows that tie at a page boundary would be lost
-or repeated. So a non-unique index's order is followed by the primary key columns, and
-the order says so.
+or repeated. So a non-unique index's order is followed by the primary key columns (or
+those of a unique index on NOT NULL columns), and the order says so. A UNIQUE index on a
+nullable column is not unique (NULLs repeat) unless it treats NULLs as equal.
+
+Everything an order is comes from the catalog: the direction and NULLs placement of each
+index column, its collation and operator class (both part of the index's order: a
+``COLLATE "C"`` or ``text_pattern_ops`` index sorts otherwise than the column's default),
+and whether a term can be NULL (a NOT NULL constraint; for an expression, a ``COALESCE``
+with an argument that cannot be NULL). Nothing is guessed from a name.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dynotui.core.errors import InputError
@@ -29,36 +36,73 @@ class Column:
     name: str
     type: str
     nullable: bool
+    null_frac: float | None = None  # pg_stats: the share of NULLs at the last ANALYZE
+
+
+@dataclass(frozen=True)
+class Operators:
+    """An operator class's ordering operators, as SQL (``OPERATOR(pg_catalog.~<~)``)."""
+
+    less: str
+    equal: str
+    greater: str
 
 
 @dataclass(frozen=True)
 class SortColumn:
-    """One term of an ORDER BY: a column or an index expression, its direction, its NULLs."""
+    """One term of an ORDER BY: a column or an index expression, its direction, its NULLs,
+    and the collation and operator class that define its order."""
 
-    expression: str  # SQL: a quoted column name, or the index's expression
+    expression: str  # SQL: a quoted column name, or the index's expression in parentheses
     label: str
     type: str
     descending: bool = False
     nulls_first: bool = False
     nullable: bool = False
+    collation: str | None = None  # SQL name, applied to the ORDER BY and every comparison
+    operators: Operators | None = None  # a non-default operator class's operators
+    notes: tuple[str, ...] = ()  # what else sets the term apart: its collation, its opclass
 
     def reversed(self) -> SortColumn:
-        return SortColumn(
-            self.expression,
-            self.label,
-            self.type,
-            not self.descending,
-            not self.nulls_first,
-            self.nullable,
-        )
+        return replace(self, descending=not self.descending, nulls_first=not self.nulls_first)
+
+    @property
+    def term(self) -> str:
+        """The expression as compared and sorted: with the index's collation."""
+        if self.collation is None:
+            return self.expression
+        return f"{self.expression} COLLATE {self.collation}"
+
+    def order_sql(self, term: str | None = None) -> str:
+        term = self.term if term is None else term
+        nulls = "NULLS FIRST" if self.nulls_first else "NULLS LAST"
+        if self.operators is not None:
+            using = self.operators.greater if self.descending else self.operators.less
+            return f"{term} USING {using} {nulls}"
+        return f"{term} {'DESC' if self.descending else 'ASC'} {nulls}"
 
     def sql(self) -> str:
-        direction = "DESC" if self.descending else "ASC"
-        nulls = "NULLS FIRST" if self.nulls_first else "NULLS LAST"
-        return f"{self.expression} {direction} {nulls}"
+        return self.order_sql()
+
+    @property
+    def after_operator(self) -> str:
+        """The operator a later row satisfies against the boundary's value."""
+        if self.operators is not None:
+            return self.operators.less if self.descending else self.operators.greater
+        return "<" if self.descending else ">"
+
+    @property
+    def equal_operator(self) -> str:
+        return self.operators.equal if self.operators is not None else "="
 
     def words(self) -> str:
-        return self.label + (" desc" if self.descending else "")
+        """The term as a label: everything that makes this order differ from another."""
+        words = [self.label]
+        if self.descending:
+            words.append("desc")
+        if self.nulls_first != self.descending:  # not PostgreSQL's default placement
+            words.append("nulls first" if self.nulls_first else "nulls last")
+        return " ".join([*words, *self.notes])
 
 
 @dataclass(frozen=True)
@@ -67,26 +111,40 @@ class PgOrder:
     columns: tuple[SortColumn, ...]
     index: str | None  # the index that serves it, if any
     unique: bool  # the columns (with any tie-breaker) identify a row
-    tie_breaker: tuple[str, ...] = ()  # primary key columns appended to make it unique
+    tie_breaker: tuple[str, ...] = ()  # row-key columns appended to make it unique
     expression_index: bool = False
+    why_not_unique: str = ""  # when an index is UNIQUE yet does not name one row
 
     def reversed(self) -> PgOrder:
-        return PgOrder(
-            self.name,
-            tuple(c.reversed() for c in self.columns),
-            self.index,
-            self.unique,
-            self.tie_breaker,
-            self.expression_index,
-        )
+        return replace(self, columns=tuple(c.reversed() for c in self.columns))
+
+    @property
+    def label(self) -> str:
+        return "(" + ", ".join(c.words() for c in self.columns) + ")"
 
     def describe(self) -> str:
-        terms = ", ".join(c.words() for c in self.columns)
         how = NO_INDEX if self.index is None else f"index {self.index}"
         extra = f"; tie-broken by {', '.join(self.tie_breaker)}" if self.tie_breaker else ""
+        if self.why_not_unique:
+            extra += f" ({self.why_not_unique})"
         if not self.unique:
             extra += "; NOT unique: rows that tie at a boundary are lost or repeated"
-        return f"{self.name}: ({terms}) · {how}{extra}"
+        return f"{self.name}: {self.label} · {how}{extra}"
+
+
+@dataclass(frozen=True)
+class PgTableRef:
+    """A table as the catalog names it: ``identifier`` is the shortest properly quoted
+    name that resolves, on this session's search path, to exactly this table."""
+
+    schema: str
+    name: str
+    identifier: str
+    rows: int | None  # pg_class.reltuples: free, as of the last ANALYZE
+
+    @property
+    def label(self) -> str:
+        return self.name if self.schema == "public" else f"{self.schema}.{self.name}"
 
 
 @dataclass(frozen=True)
@@ -97,6 +155,7 @@ class PgTable:
     primary_key: tuple[str, ...]
     orders: tuple[PgOrder, ...]
     estimated_rows: int | None  # pg_class.reltuples: free, as of the last ANALYZE
+    row_key: tuple[str, ...] = ()  # the primary key, else a unique index on NOT NULL columns
 
     @property
     def qualified(self) -> str:
@@ -129,62 +188,104 @@ class PgTable:
         return self.order_of(name)
 
     def order_of(self, spec: str) -> PgOrder:
-        """An order from ``"col [desc], col2"``: an index's if one serves it, else none."""
-        terms: list[SortColumn] = []
-        for part in spec.split(","):
-            words = part.split()
-            if (
-                not words
-                or len(words) > 2
-                or (len(words) == 2 and words[1].lower() not in ("asc", "desc"))
-            ):
-                known = ", ".join(o.name for o in self.orders)
-                raise InputError(
-                    f"{spec!r} is neither an order ({known}) nor a column list like "
-                    "'created_at desc, id'"
-                )
-            if words[0] not in {c.name for c in self.columns}:
-                orders = ", ".join(o.name for o in self.orders) or "none"
-                columns = ", ".join(c.name for c in self.columns)
-                raise InputError(
-                    f"{words[0]!r} is neither an order ({orders}) nor a column ({columns}) "
-                    f"of {self.label}"
-                )
-            column = self.column(words[0])
-            descending = len(words) == 2 and words[1].lower() == "desc"
+        """An order from ``"col [asc|desc] [nulls first|last], col2"``, read by PostgreSQL's
+        parser as an ORDER BY: an index's order if one is the same, else one no index serves."""
+        terms = []
+        for name, descending, nulls_first in _parse_order_spec(spec, self):
+            column = self.column(name)
             terms.append(
                 SortColumn(
                     quote(column.name),
                     column.name,
                     column.type,
                     descending,
-                    descending,  # PostgreSQL's default: NULLS LAST ascending, FIRST descending
+                    descending if nulls_first is None else nulls_first,
                     column.nullable,
                 )
             )
-        return with_tie_breaker(self, terms, None, False, name=spec.strip())
+        custom = with_tie_breaker(terms, None, False, name=spec.strip(), table=self)
+        for order in self.orders:
+            for candidate in (order, order.reversed()):
+                if candidate.columns == custom.columns:
+                    return candidate
+        return custom
+
+
+def _parse_order_spec(spec: str, table: PgTable) -> list[tuple[str, bool, bool | None]]:
+    import pglast
+    from pglast import ast
+
+    known = ", ".join(o.name for o in table.orders) or "none"
+    columns = ", ".join(c.name for c in table.columns)
+    refused = InputError(
+        f"{spec!r} is neither an order ({known}) nor a column list like "
+        f"'created_at desc, id' (columns of {table.label}: {columns})"
+    )
+    if not spec.strip() or len(spec) > 10_000:
+        raise refused
+    try:
+        statements = pglast.parse_sql(f"SELECT 1 ORDER BY\n{spec}\n")
+    except (pglast.parser.ParseError, RecursionError):
+        raise refused from None
+    if len(statements) != 1 or not isinstance(statements[0].stmt, ast.SelectStmt):
+        raise refused
+    select: Any = statements[0].stmt
+    shape_ok = (
+        select.sortClause
+        and not select.fromClause
+        and not select.whereClause
+        and not select.limitCount
+        and not select.limitOffset
+        and not select.lockingClause
+        and not select.withClause
+        and getattr(select.op, "name", "") == "SETOP_NONE"
+    )
+    if not shape_ok:
+        raise refused
+    terms: list[tuple[str, bool, bool | None]] = []
+    for sort in select.sortClause:
+        node: Any = sort.node
+        fields: Any = node.fields if isinstance(node, ast.ColumnRef) else ()
+        direction = sort.sortby_dir.name
+        if len(fields) != 1 or not isinstance(fields[0], ast.String) or direction == "SORTBY_USING":
+            raise refused
+        name = fields[0].sval  # folded to lower case unless it was quoted: the server's reading
+        if name not in {c.name for c in table.columns}:
+            raise InputError(
+                f"{name!r} is neither an order ({known}) nor a column ({columns}) of {table.label}"
+            )
+        nulls = sort.sortby_nulls.name
+        terms.append(
+            (
+                name,
+                direction == "SORTBY_DESC",
+                None if nulls == "SORTBY_NULLS_DEFAULT" else nulls == "SORTBY_NULLS_FIRST",
+            )
+        )
+    return terms
 
 
 def with_tie_breaker(
-    table: PgTable | None,
     terms: list[SortColumn],
     index: str | None,
     unique: bool,
     *,
     name: str,
-    primary_key: tuple[str, ...] = (),
+    table: PgTable | None = None,
+    row_key: tuple[str, ...] = (),
     columns: dict[str, Column] | None = None,
     expression: bool = False,
+    why_not_unique: str = "",
 ) -> PgOrder:
-    """Append the primary key columns the order lacks, so that it names one row."""
+    """Append the row-key columns the order lacks, so that it names one row."""
     if table is not None:
-        primary_key, columns = table.primary_key, {c.name: c for c in table.columns}
+        row_key, columns = table.row_key, {c.name: c for c in table.columns}
     assert columns is not None
-    present = {t.label for t in terms}
+    present = {t.label for t in terms if t.expression == quote(t.label)}
     added: list[str] = []
-    if not unique and primary_key:
+    if not unique and row_key:
         last = terms[-1] if terms else None
-        for key in primary_key:
+        for key in row_key:
             if key not in present:
                 column = columns[key]
                 descending = last.descending if last else False
@@ -193,101 +294,245 @@ def with_tie_breaker(
                 )
                 added.append(key)
         unique = True
-    return PgOrder(name, tuple(terms), index, unique, tuple(added), expression)
+    return PgOrder(name, tuple(terms), index, unique, tuple(added), expression, why_not_unique)
 
 
+TABLE_SQL = """
+SELECT c.oid, n.nspname, c.relname, c.reltuples::bigint
+FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.oid = pg_catalog.to_regclass(%(name)s)
+"""
+
+TABLE_BY_NAME_SQL = """
+SELECT c.oid, n.nspname, c.relname, c.reltuples::bigint
+FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = %(schema)s AND c.relname = %(name)s
+"""
+
+# A NOT NULL that is NOT VALID (PostgreSQL 18) does not vouch for the rows already there.
 COLUMNS_SQL = """
-SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), NOT a.attnotnull
+SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
+       NOT a.attnotnull OR EXISTS (
+           SELECT 1 FROM pg_catalog.pg_constraint k
+           WHERE k.conrelid = a.attrelid AND k.contype = 'n' AND NOT k.convalidated
+             AND k.conkey = ARRAY[a.attnum]),
+       s.null_frac
 FROM pg_catalog.pg_attribute a
+JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_stats s
+    ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname
+    AND NOT s.inherited
 WHERE a.attrelid = %(oid)s AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attnum
 """
 
 INDEXES_SQL = """
 SELECT c.relname, i.indisunique, i.indisprimary, i.indexprs IS NOT NULL,
-       k.n, pg_catalog.pg_get_indexdef(i.indexrelid, k.n + 1, true),
+       pg_catalog.pg_get_indexdef(i.indexrelid, k.n + 1, true),
        i.indoption[k.n], i.indkey[k.n],
-       pg_catalog.format_type(ia.atttypid, ia.atttypmod)
+       pg_catalog.format_type(ia.atttypid, ia.atttypmod),
+       COALESCE((pg_catalog.to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false),
+       CASE WHEN i.indcollation[k.n] <> 0 THEN
+           pg_catalog.quote_ident(cn.nspname) || '.' || pg_catalog.quote_ident(co.collname)
+       END,
+       i.indcollation[k.n] <> 0 AND i.indcollation[k.n] IS DISTINCT FROM (
+           CASE WHEN i.indkey[k.n] <> 0 THEN ta.attcollation ELSE 100 END
+       ),
+       co.collname,
+       oc.opcname, oc.opcdefault,
+       (SELECT pg_catalog.format('OPERATOR(%%I.%%s)', o.nspname, o.oprname)
+        FROM pg_catalog.pg_amop ao
+        JOIN LATERAL (SELECT op.oprname, opn.nspname FROM pg_catalog.pg_operator op
+                      JOIN pg_catalog.pg_namespace opn ON opn.oid = op.oprnamespace
+                      WHERE op.oid = ao.amopopr) AS o ON true
+        WHERE ao.amopfamily = oc.opcfamily AND ao.amoplefttype = oc.opcintype
+          AND ao.amoprighttype = oc.opcintype AND ao.amopstrategy = 1
+          AND ao.amoppurpose = 's'),
+       (SELECT pg_catalog.format('OPERATOR(%%I.%%s)', o.nspname, o.oprname)
+        FROM pg_catalog.pg_amop ao
+        JOIN LATERAL (SELECT op.oprname, opn.nspname FROM pg_catalog.pg_operator op
+                      JOIN pg_catalog.pg_namespace opn ON opn.oid = op.oprnamespace
+                      WHERE op.oid = ao.amopopr) AS o ON true
+        WHERE ao.amopfamily = oc.opcfamily AND ao.amoplefttype = oc.opcintype
+          AND ao.amoprighttype = oc.opcintype AND ao.amopstrategy = 3
+          AND ao.amoppurpose = 's'),
+       (SELECT pg_catalog.format('OPERATOR(%%I.%%s)', o.nspname, o.oprname)
+        FROM pg_catalog.pg_amop ao
+        JOIN LATERAL (SELECT op.oprname, opn.nspname FROM pg_catalog.pg_operator op
+                      JOIN pg_catalog.pg_namespace opn ON opn.oid = op.oprnamespace
+                      WHERE op.oid = ao.amopopr) AS o ON true
+        WHERE ao.amopfamily = oc.opcfamily AND ao.amoplefttype = oc.opcintype
+          AND ao.amoprighttype = oc.opcintype AND ao.amopstrategy = 5
+          AND ao.amoppurpose = 's'),
+       ta.attname
 FROM pg_catalog.pg_index i
 JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
 JOIN pg_catalog.pg_am am ON am.oid = c.relam
-CROSS JOIN LATERAL generate_series(0, i.indnkeyatts - 1) AS k(n)
+CROSS JOIN LATERAL pg_catalog.generate_series(0, i.indnkeyatts - 1) AS k(n)
 JOIN pg_catalog.pg_attribute ia ON ia.attrelid = i.indexrelid AND ia.attnum = k.n + 1
+JOIN pg_catalog.pg_opclass oc ON oc.oid = i.indclass[k.n]
+LEFT JOIN pg_catalog.pg_attribute ta ON ta.attrelid = i.indrelid AND ta.attnum = i.indkey[k.n]
+    AND i.indkey[k.n] <> 0
+LEFT JOIN pg_catalog.pg_collation co ON co.oid = i.indcollation[k.n]
+LEFT JOIN pg_catalog.pg_namespace cn ON cn.oid = co.collnamespace
 WHERE i.indrelid = %(oid)s AND am.amname = 'btree' AND i.indpred IS NULL AND i.indisvalid
 ORDER BY i.indisprimary DESC, c.relname, k.n
 """
 
 
-def describe_table(session: Any, name: str) -> PgTable:
-    """Columns, primary key and every b-tree order of table ``name`` (may be qualified)."""
-    rows = session.query(
-        "SELECT c.oid, n.nspname, c.relname, c.reltuples::bigint "
-        "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n "
-        "ON n.oid = c.relnamespace WHERE c.oid = to_regclass(%(name)s)",
-        {"name": name},
-    )
+@dataclass(frozen=True)
+class _IndexTerm:
+    index: str
+    unique: bool
+    primary: bool
+    expression_index: bool
+    definition: str
+    option: int
+    attnum: int
+    index_type: str
+    nulls_not_distinct: bool
+    collation: str | None
+    collation_differs: bool
+    collation_name: str | None
+    opclass: str
+    opclass_default: bool
+    less: str | None
+    equal: str | None
+    greater: str | None
+    column: str | None
+
+
+def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
+    """Columns, row key and every b-tree order of table ``name``: a name as PostgreSQL
+    reads it (``orders``, ``"Order Items"``, ``sales.orders``), or a ref from
+    ``table_refs`` (found by its schema and name exactly)."""
+    if isinstance(name, PgTableRef):
+        rows = session.query(TABLE_BY_NAME_SQL, {"schema": name.schema, "name": name.name})
+        shown = name.identifier
+    else:
+        try:
+            rows = session.query(TABLE_SQL, {"name": name})
+        except InputError as exc:
+            raise InputError(f"{name!r} is not a table name PostgreSQL can read: {exc}") from None
+        shown = name
     if not rows:
-        raise InputError(f"table {name!r} does not exist (or is not visible) in this database")
+        raise InputError(f"table {shown!r} does not exist (or is not visible) in this database")
     oid, schema, relname, reltuples = rows[0]
     columns = tuple(
-        Column(n, t, bool(nullable)) for n, t, nullable in session.query(COLUMNS_SQL, {"oid": oid})
+        Column(n, t, bool(nullable), None if frac is None else float(frac))
+        for n, t, nullable, frac in session.query(COLUMNS_SQL, {"oid": oid})
     )
-    index_rows = session.query(INDEXES_SQL, {"oid": oid})
     by_name = {c.name: c for c in columns}
-    indexes: dict[str, list[Any]] = {}
-    for row in index_rows:
-        indexes.setdefault(row[0], []).append(row)
+    indexes: dict[str, list[_IndexTerm]] = {}
+    for row in session.query(INDEXES_SQL, {"oid": oid}):
+        term = _IndexTerm(*row)
+        indexes.setdefault(term.index, []).append(term)
     primary_key: tuple[str, ...] = ()
-    for rows in indexes.values():
-        if rows[0][2]:
-            primary_key = tuple(by_name_of(r, by_name) for r in rows)
+    row_key: tuple[str, ...] = ()
+    for terms in indexes.values():
+        if terms[0].primary:
+            primary_key = tuple(t.column or "" for t in terms)
+    row_key = primary_key
+    if not row_key:
+        for terms in indexes.values():
+            if (
+                terms[0].unique
+                and not terms[0].expression_index
+                and all(t.column and not by_name[t.column].nullable for t in terms)
+            ):
+                row_key = tuple(t.column or "" for t in terms)
+                break
     orders = []
-    for index_name, rows in indexes.items():
-        terms = []
-        for _, _, _, _, _, definition, option, attnum, type_name in rows:
-            descending, nulls_first = bool(option & 1), bool(option & 2)
-            if attnum:
-                column = by_name_of(rows[0], by_name, definition)
-                terms.append(
-                    SortColumn(
-                        quote(column),
-                        column,
-                        type_name,
-                        descending,
-                        nulls_first,
-                        by_name[column].nullable,
-                    )
-                )
-            else:
-                # An expression may be NULL unless it is a COALESCE (the seed's remedy).
-                nullable = not definition.upper().startswith("COALESCE(")
-                terms.append(
-                    SortColumn(definition, definition, type_name, descending, nulls_first, nullable)
-                )
-        unique, primary = rows[0][1], rows[0][2]
-        name = "primary key" if primary else index_name
+    for index_name, terms in indexes.items():
+        sort_terms = [_sort_column(t, by_name) for t in terms]
+        unique, why = terms[0].unique, ""
+        if unique and not terms[0].nulls_not_distinct and any(s.nullable for s in sort_terms):
+            # NULLs are distinct in a UNIQUE index: rows with a NULL here can repeat.
+            unique, why = False, "UNIQUE, but a nullable column lets NULLs repeat"
+        name = "primary key" if terms[0].primary else index_name
         orders.append(
             with_tie_breaker(
-                None,
-                terms,
+                sort_terms,
                 index_name,
                 unique,
                 name=name,
-                primary_key=primary_key,
+                row_key=row_key,
                 columns=by_name,
-                expression=rows[0][3],
+                expression=terms[0].expression_index,
+                why_not_unique=why,
             )
         )
-    return PgTable(schema, relname, columns, primary_key, tuple(orders), reltuples)
+    return PgTable(schema, relname, columns, primary_key, tuple(orders), reltuples, row_key)
 
 
-def by_name_of(row: Any, by_name: dict[str, Column], definition: str | None = None) -> str:
-    """The column an index term names (its definition is the quoted or bare name)."""
-    text = definition if definition is not None else row[5]
-    name = text[1:-1].replace('""', '"') if text.startswith('"') else text
-    if name not in by_name:
-        raise InputError(f"index column {text!r} is not a column of the table")
-    return name
+def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
+    descending, nulls_first = bool(term.option & 1), bool(term.option & 2)
+    notes: list[str] = []
+    # The column's own collation needs no COLLATE; another one must be named everywhere.
+    collation = term.collation if term.collation_differs else None
+    if term.collation_differs and term.collation_name is not None:
+        notes.append(f"collate {quote(term.collation_name)}")
+    operators = None
+    if not term.opclass_default:
+        notes.append(term.opclass)
+        if term.less and term.equal and term.greater:
+            operators = Operators(term.less, term.equal, term.greater)
+    if term.column is not None:
+        column = by_name[term.column]
+        return SortColumn(
+            quote(column.name),
+            column.name,
+            column.type,
+            descending,
+            nulls_first,
+            column.nullable,
+            collation,
+            operators,
+            tuple(notes),
+        )
+    return SortColumn(
+        f"({term.definition})",
+        term.definition,
+        term.index_type,
+        descending,
+        nulls_first,
+        not never_null(term.definition, by_name),
+        collation,
+        operators,
+        tuple(notes),
+    )
+
+
+def never_null(expression: str, columns: dict[str, Column]) -> bool:
+    """Whether an index expression can be shown, from the catalog, never to be NULL: a
+    NOT NULL column, a literal, or a COALESCE with such an argument. Anything else may
+    be NULL (a COALESCE of two nullable columns is NULL when both are)."""
+    import pglast
+    from pglast import ast
+
+    try:
+        statement: Any = pglast.parse_sql(f"SELECT {expression}")[0].stmt
+    except (pglast.parser.ParseError, RecursionError):
+        return False
+    target = statement.targetList[0].val if statement.targetList else None
+
+    def proven(node: Any) -> bool:
+        if isinstance(node, ast.A_Const):
+            return not node.isnull
+        if isinstance(node, ast.TypeCast):
+            return isinstance(node.arg, ast.A_Const) and not node.arg.isnull
+        if isinstance(node, ast.ColumnRef):
+            parts: Any = node.fields
+            fields = [str(f.sval) for f in parts if isinstance(f, ast.String)]
+            column = columns.get(fields[-1]) if len(fields) == 1 else None
+            return column is not None and not column.nullable
+        if isinstance(node, ast.CoalesceExpr):
+            arguments: Any = node.args
+            return any(proven(arg) for arg in arguments)
+        return False
+
+    return proven(target)
 
 
 def changing(column: SortColumn) -> bool:
@@ -295,7 +540,11 @@ def changing(column: SortColumn) -> bool:
 
 
 TABLES_SQL = """
-SELECT n.nspname, c.relname, c.reltuples::bigint
+SELECT n.nspname, c.relname, c.reltuples::bigint,
+       CASE WHEN pg_catalog.to_regclass(pg_catalog.quote_ident(c.relname)) = c.oid
+            THEN pg_catalog.quote_ident(c.relname)
+            ELSE pg_catalog.quote_ident(n.nspname) || '.' || pg_catalog.quote_ident(c.relname)
+       END
 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind IN ('r', 'p', 'v', 'm')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%%'
@@ -304,11 +553,18 @@ ORDER BY n.nspname <> 'public', n.nspname, c.relname
 """
 
 
-def list_tables(session: Any) -> list[tuple[str, int | None]]:
-    """Tables (and views) this session may read: (name, schema-qualified unless public),
-    with reltuples as a free row estimate."""
-    rows = session.query(TABLES_SQL)
+def table_refs(session: Any) -> list[PgTableRef]:
+    """Tables (and views) this session may read, each with an identifier that opens
+    exactly it (``describe_table(session, ref)`` or ``describe_table(session,
+    ref.identifier)``), and reltuples as a free row estimate."""
     return [
-        (name if schema == "public" else f"{quote(schema)}.{quote(name)}", None if n < 0 else n)
-        for schema, name, n in rows
+        PgTableRef(schema, name, identifier, None if n < 0 else n)
+        for schema, name, n, identifier in session.query(TABLES_SQL)
     ]
+
+
+def list_tables(session: Any) -> list[tuple[str, int | None]]:
+    """(identifier, row estimate) for each readable table: the identifier is quoted and
+    qualified as PostgreSQL needs to find that very table (``orders``, ``"Orders"``,
+    ``"Order Items"``, ``sales."Orders"``)."""
+    return [(ref.identifier, ref.rows) for ref in table_refs(session)]

@@ -19,9 +19,8 @@ from dynotui.core.pager import Pager
 from dynotui.postgres.advice import PgAdvisor
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.cost import PgCost, from_plan
-from dynotui.postgres.sql import PgQuery, page_sql
-
-MAX_BOUNDARY_TEXT = 4096
+from dynotui.postgres.filter import verify
+from dynotui.postgres.sql import PgQuery, page_statement
 
 
 def _malformed(detail: str) -> CursorError:
@@ -48,8 +47,9 @@ class PgSource:
         self, start_key: Any, number: int, *, selectivity: float | None, cancel: CancelToken
     ) -> Page[PgCost]:
         cancel.check()
+        verify(self.session, self.query.filter)  # the server vouches for what it may call
         size = self.query.page_size
-        sql, params = page_sql(self.query, start_key, size + 1)
+        sql, params, keyset = page_statement(self.query, start_key, size + 1)
         began = self.clock()
         withdraw = cancel.on_cancel(lambda: self.session.cancel(cancel))
         try:
@@ -86,7 +86,7 @@ class PgSource:
             has_next=has_next,
             ended_by=ended,
             cost=cost,
-            extra={"sql": sql},
+            extra={"sql": sql, "keyset": None if keyset is None else keyset.describe()},
         )
 
     def key_to_json(self, key: Any) -> Any:
@@ -100,8 +100,10 @@ class PgSource:
         width = len(self.query.order.columns)
         if not isinstance(data, list) or len(data) != width:
             raise _malformed(f"a boundary holds {width} sort value(s)")
+        # No length limit of its own: a token is bounded already, and whatever sort value
+        # a page ends on must open the next page from a token.
         for value in data:
-            if value is not None and (not isinstance(value, str) or len(value) > MAX_BOUNDARY_TEXT):
+            if value is not None and not isinstance(value, str):
                 raise _malformed("sort values are text")
         return data
 

@@ -1,57 +1,39 @@
 """The SQL of one page: keyset (seek past the last row shown) or OFFSET (walk past the
 rows before), with the user's filter and ``LIMIT page size + 1`` for an honest has-next.
 
-One direction, no NULLs: ``WHERE (a, b) > ($1, $2)``, a row comparison one index range
-scan serves. Mixed directions or a nullable column: the expanded form, each NULL placed
-where ``NULLS FIRST/LAST`` says. Boundary values travel as text and are cast back to
-their column's type, so a timestamptz keeps its microseconds and a numeric its digits.
+Keyset pages are built from bounded index seeks, so that page 10,000 costs what page 1
+costs on every order an index offers:
+
+- The rows after a boundary are, for each sort term in turn, those equal to the boundary
+  on the terms before it and after it on this one. A run of terms in one direction is
+  one row comparison, ``(a, b) > ($1, $2)``, which one index range scan serves.
+- Mixed directions split into one seek per run (``a < $1``; ``a = $1 AND b > $2``).
+- NULLs are their own run: a row comparison is NULL (so false) for a row with a NULL,
+  so where a nullable term's NULLs sort after the boundary (NULLS LAST) they are read by
+  a seek of their own (``a = $1 AND b IS NULL``), and a boundary inside the NULL run
+  continues it (``a IS NULL AND b > $2``), then the values (``a IS NOT NULL``).
+- Several seeks are joined by ``UNION ALL``, each with ``ORDER BY ... LIMIT n + 1``, and
+  merged in order (a Merge Append of bounded index scans, not one OR the planner cannot
+  bound). A term declared NOT NULL needs no NULL seek.
+
+Comparisons and the ORDER BY carry the index's collation and operator class. Boundary
+values travel as text and are cast back to their term's type, so a timestamptz keeps its
+microseconds and a numeric its digits (the session's settings make the text exact).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
-from dynotui.core.errors import InputError
+from dynotui.core.errors import FieldError, InputError
+from dynotui.postgres.filter import PgFilter, parse_filter
 from dynotui.postgres.schema import PgOrder, PgTable, SortColumn, quote
 
 Mode = Literal["keyset", "offset"]
 PAGE_SIZE_MAX = 1000
-_FILTER_TOKEN = re.compile(
-    r"(?P<string>[Ee]?'(?:[^'\\]|''|\\.)*')|(?P<quoted>\"(?:[^\"]|\"\")*\")"
-    r"|(?P<dollar>\$[A-Za-z_]*\$)|(?P<param>\$\d+)|(?P<comment>--[^\n]*|/\*.*?\*/)"
-    r"|(?P<percent>%)|(?P<other>[^'\"$%/-]+|.)",
-    re.S,
-)
-
-
-def convert_filter(text: str, count: int) -> str:
-    """A WHERE fragment with ``$n`` parameters, as psycopg wants it (``%(pn)s``).
-
-    ``%`` is doubled (psycopg reads it everywhere), ``$n`` outside quotes and comments
-    becomes a named parameter, and every one of ``count`` parameters must be used."""
-    out: list[str] = []
-    used: set[int] = set()
-    for match in _FILTER_TOKEN.finditer(text):
-        kind, token = match.lastgroup, match.group()
-        if kind == "dollar":
-            raise InputError("dollar-quoted strings are not supported in a filter; use '...'")
-        if kind == "param":
-            number = int(token[1:])
-            if not 1 <= number <= count:
-                raise InputError(f"the filter uses {token} but {count} parameter(s) were given")
-            used.add(number)
-            out.append(f"%(p{number})s")
-        else:
-            out.append(token.replace("%", "%%"))
-    unused = sorted(set(range(1, count + 1)) - used)
-    if unused:
-        raise InputError(
-            f"parameter(s) {', '.join(f'${n}' for n in unused)} given but not used by the filter"
-        )
-    return "".join(out)
 
 
 def parse_params(text: str | None) -> tuple[Any, ...]:
@@ -62,6 +44,8 @@ def parse_params(text: str | None) -> tuple[Any, ...]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"the parameters are not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError("the parameters are nested too deeply: a flat JSON list") from None
     if not isinstance(data, list):
         raise InputError('the parameters are a JSON list: ["RETURNED", 100]')
     for value in data:
@@ -91,28 +75,65 @@ class PgQuery:
     mode: Mode = "keyset"
     descending: bool = False
 
+    @cached_property
+    def filter(self) -> PgFilter | None:
+        """The filter as PostgreSQL's parser reads it (None: every row)."""
+        if not self.where or not self.where.strip():
+            if self.params:
+                numbers = ", ".join(f"${n + 1}" for n in range(len(self.params)))
+                raise FieldError(
+                    "params", f"parameter(s) {numbers} given but not used by the filter"
+                )
+            return None
+        try:
+            return parse_filter(self.where, len(self.params))
+        except FieldError:
+            raise
+        except InputError as exc:
+            raise FieldError("where", str(exc)) from None
+
     def check(self) -> None:
+        """Refuse, naming the form's field at fault, what no page could be read with."""
         if not 1 <= self.page_size <= PAGE_SIZE_MAX:
-            raise InputError(f"page size must be 1 to {PAGE_SIZE_MAX}, got {self.page_size}")
+            raise FieldError(
+                "page_size", f"page size must be 1 to {PAGE_SIZE_MAX}, got {self.page_size}"
+            )
         if self.mode not in ("keyset", "offset"):
-            raise InputError(f"mode must be 'keyset' or 'offset', got {self.mode!r}")
+            raise FieldError("mode", f"mode must be 'keyset' or 'offset', got {self.mode!r}")
         for name in self.projection:
-            self.table.column(name)
-        convert_filter(self.where or "", len(self.params))
+            try:
+                self.table.column(name)
+            except InputError as exc:
+                raise FieldError("columns", str(exc)) from None
+        _ = self.filter
 
     @property
     def shown_columns(self) -> tuple[str, ...]:
         return self.projection or tuple(c.name for c in self.table.columns)
 
+    @property
+    def filter_sql(self) -> str | None:
+        """The filter as sent: the deparsed expression in parentheses, psycopg's ``%(pN)s``."""
+        parsed = self.filter
+        return None if parsed is None else parsed.psycopg()
+
+    def filter_params(self) -> dict[str, Any]:
+        return {f"p{i + 1}": param_text(value) for i, value in enumerate(self.params)}
+
     def scope(self) -> str:
-        """Table, order (terms, directions, NULLs), filter and its parameters, projection
-        and mode: what a cursor is bound to."""
+        """Table, order (terms, directions, NULLs, collations, operators), the filter as
+        PostgreSQL deparses it (only whitespace outside literals is ignored) and its
+        parameters, projection and mode: what a cursor is bound to."""
+        parsed = self.filter
         return json.dumps(
             {
                 "source": "postgres",
                 "table": [self.table.schema, self.table.name],
-                "order": [[c.expression, c.descending, c.nulls_first] for c in self.order.columns],
-                "where": " ".join((self.where or "").split()),
+                "order": [
+                    [c.expression, c.descending, c.nulls_first, c.collation, _ops(c)]
+                    for c in self.order.columns
+                ],
+                "where": parsed.deparsed if parsed is not None else "",
                 "params": [param_text(p) for p in self.params],
                 "projection": list(self.projection),
                 "mode": self.mode,
@@ -123,58 +144,156 @@ class PgQuery:
         )
 
 
-def _uniform(columns: tuple[SortColumn, ...], boundary: list[str | None]) -> bool:
-    return (
-        len({c.descending for c in columns}) == 1
-        and not any(c.nullable for c in columns)
-        and all(value is not None for value in boundary)
-    )
+def _ops(column: SortColumn) -> list[str] | None:
+    ops = column.operators
+    return None if ops is None else [ops.less, ops.equal, ops.greater]
 
 
-def after(
-    columns: tuple[SortColumn, ...], boundary: list[str | None]
-) -> tuple[str, dict[str, Any]]:
-    """The condition for rows after ``boundary`` in this order, and its parameters."""
-    params = {f"k{i}": value for i, value in enumerate(boundary) if value is not None}
-    casts = [f"%(k{i})s::{c.type}" for i, c in enumerate(columns)]
-    if _uniform(columns, boundary):
-        op = "<" if columns[0].descending else ">"
-        left = ", ".join(c.expression for c in columns)
-        return f"({left}) {op} ({', '.join(casts)})", params
-    disjuncts = []
-    for i, column in enumerate(columns):
-        value = boundary[i]
-        if value is None:
-            if not column.nulls_first:
-                continue  # NULLs come last: nothing of this term lies after a NULL
-            later = f"{column.expression} IS NOT NULL"
-        else:
-            later = f"{column.expression} {'<' if column.descending else '>'} {casts[i]}"
-            if column.nullable and not column.nulls_first:
-                later = f"({later} OR {column.expression} IS NULL)"
-        equal = [
-            f"{c.expression} IS NULL" if boundary[j] is None else f"{c.expression} = {casts[j]}"
-            for j, c in enumerate(columns[:i])
-        ]
-        disjuncts.append("(" + " AND ".join([*equal, later]) + ")")
-    if not disjuncts:
-        return "FALSE", params
-    condition = "(" + " OR ".join(disjuncts) + ")"
-    # The leading run of one direction bounds the scan: an index starts there instead of
-    # at the beginning and filtering its way to the page (the same rows either way).
-    run = 0
+@dataclass(frozen=True)
+class Seek:
+    """One bounded index seek of a keyset page: conditions joined by AND."""
+
+    conditions: tuple[str, ...]
+    words: str  # for people: "abalance < boundary; abalance = boundary and aid > boundary"
+
+
+@dataclass(frozen=True)
+class Keyset:
+    """How the rows after a boundary are read: the seeks, and the parameters they use."""
+
+    seeks: tuple[Seek, ...]
+    params: dict[str, Any]
+
+    def describe(self) -> str:
+        if not self.seeks:
+            return "nothing after the boundary"
+        if len(self.seeks) == 1:
+            return f"one seek ({self.seeks[0].words})"
+        joined = "; ".join(s.words for s in self.seeks)
+        return f"{len(self.seeks)} seeks joined by UNION ALL ({joined})"
+
+
+def _cast(column: SortColumn, i: int) -> str:
+    return f"%(k{i})s::{column.type}"
+
+
+def _uniform_run(columns: tuple[SortColumn, ...], boundary: list[str | None], i: int) -> int:
+    """The end of the run from term ``i`` that one row comparison can cover: one
+    direction, the default operators, and boundary values that are not NULL."""
+    j = i
+    first = columns[i]
+    if first.operators is not None:
+        return i
     while (
-        run < len(columns)
-        and columns[run].descending == columns[0].descending
-        and not columns[run].nullable
-        and boundary[run] is not None
+        j + 1 < len(columns)
+        and boundary[j + 1] is not None
+        and columns[j + 1].descending == first.descending
+        and columns[j + 1].operators is None
     ):
-        run += 1
-    if run:
-        left = ", ".join(c.expression for c in columns[:run])
-        op = "<=" if columns[0].descending else ">="
-        condition = f"({left}) {op} ({', '.join(casts[:run])}) AND {condition}"
-    return condition, params
+        j += 1
+    return j
+
+
+def keyset(columns: tuple[SortColumn, ...], boundary: list[str | None]) -> Keyset:
+    """The seeks that read every row after ``boundary`` in this order, and no other."""
+    params = {f"k{i}": value for i, value in enumerate(boundary) if value is not None}
+    seeks: list[Seek] = []
+    prefix: list[str] = []  # the terms before: equal to the boundary's
+    prefix_words: list[str] = []
+    i = 0
+    while i < len(columns):
+        column = columns[i]
+        if boundary[i] is None:
+            if column.nulls_first:  # the NULL run comes first: every value is after it
+                seeks.append(
+                    Seek(
+                        (*prefix, f"{column.term} IS NOT NULL"),
+                        _words([*prefix_words, f"{column.label} is not null"]),
+                    )
+                )
+            prefix.append(f"{column.term} IS NULL")
+            prefix_words.append(f"{column.label} is null")
+            i += 1
+            continue
+        j = _uniform_run(columns, boundary, i)
+        run = columns[i : j + 1]
+        if len(run) == 1:
+            condition = f"{column.term} {column.after_operator} {_cast(column, i)}"
+        else:
+            left = ", ".join(c.term for c in run)
+            right = ", ".join(_cast(c, i + n) for n, c in enumerate(run))
+            condition = f"({left}) {'<' if column.descending else '>'} ({right})"
+        labels = ", ".join(c.label for c in run)
+        relation = "before" if column.descending else "after"
+        seeks.append(
+            Seek(
+                (*prefix, condition),
+                _words([*prefix_words, f"({labels}) {relation} the boundary"]),
+            )
+        )
+        equal: list[str] = []
+        equal_words: list[str] = []
+        for n, term in enumerate(run):
+            if term.nullable and not term.nulls_first:
+                # NULLs sort after every value: the row comparison (NULL) does not see them.
+                seeks.append(
+                    Seek(
+                        (*prefix, *equal, f"{term.term} IS NULL"),
+                        _words([*prefix_words, *equal_words, f"{term.label} is null"]),
+                    )
+                )
+            equal.append(f"{term.term} {term.equal_operator} {_cast(term, i + n)}")
+            equal_words.append(f"{term.label} = the boundary's")
+        prefix += equal
+        prefix_words += equal_words
+        i = j + 1
+    return Keyset(tuple(seeks), params)
+
+
+def _words(parts: list[str]) -> str:
+    return " and ".join(parts)
+
+
+@dataclass(frozen=True)
+class StatementParts:
+    """The pieces every page statement of a query is made of (codegen rebuilds pages
+    from the same pieces)."""
+
+    select: str  # the select list of a one-seek (or OFFSET) page
+    select_sorted: str  # the select list of a seek joined to others: sort values besides
+    outer: str  # what the merge of several seeks returns
+    source: str
+    order_by: str
+    merged_order_by: str  # the merge's ORDER BY, over the sort values
+
+
+def statement_parts(query: PgQuery, *, readable: bool = False) -> StatementParts:
+    columns = query.order.columns
+    if readable:
+        select = [quote(name) for name in query.shown_columns]
+        outer = list(select)
+    else:
+        # Output names never equal a column's: ORDER BY would read a bare name as the
+        # output column (text), and sort "10" before "9".
+        select = [f"{quote(name)}::text AS c{i}" for i, name in enumerate(query.shown_columns)]
+        select += [f"({c.expression})::text AS k{i}" for i, c in enumerate(columns)]
+        outer = [f"c{i}" for i in range(len(query.shown_columns))]
+        outer += [f"k{i}" for i in range(len(columns))]
+    sorted_select = select + [f"{c.term} AS dynotui_s{i}" for i, c in enumerate(columns)]
+    merged = ", ".join(
+        c.order_sql(
+            f"dynotui_s{i}" if c.collation is None else f"dynotui_s{i} COLLATE {c.collation}"
+        )
+        for i, c in enumerate(columns)
+    )
+    return StatementParts(
+        select=", ".join(select),
+        select_sorted=", ".join(sorted_select),
+        outer=", ".join(outer),
+        source=query.table.qualified,
+        order_by=", ".join(c.sql() for c in columns),
+        merged_order_by=merged,
+    )
 
 
 def page_sql(
@@ -183,40 +302,52 @@ def page_sql(
     """The statement for one page from ``boundary`` (keyset: the last row's sort values;
     offset: the number of rows to skip). ``readable``: the columns as they are, for people
     (the same rows; dynotui reads every value as text, and the sort values besides)."""
-    columns = query.order.columns
-    if readable:
-        select = [quote(name) for name in query.projection] or ["*"]
-    else:
-        # Output names never equal a column's: ORDER BY would read a bare name as the
-        # output column (text), and sort "10" before "9".
-        select = [f"{quote(name)}::text AS c{i}" for i, name in enumerate(query.shown_columns)]
-        select += [f"({c.expression})::text AS k{i}" for i, c in enumerate(columns)]
-    conditions: list[str] = []
-    params: dict[str, Any] = {
-        f"p{i + 1}": param_text(value) for i, value in enumerate(query.params)
-    }
-    if query.where and query.where.strip():
-        # On its own lines: a comment in the filter cannot swallow what follows.
-        conditions.append("(\n" + convert_filter(query.where, len(query.params)) + "\n)")
+    sql, params, _ = page_statement(query, boundary, limit, readable=readable)
+    return sql, params
+
+
+def page_statement(
+    query: PgQuery, boundary: Any, limit: int, *, readable: bool = False
+) -> tuple[str, dict[str, Any], Keyset | None]:
+    """``page_sql``, and the keyset seeks it uses (None: no boundary, or OFFSET)."""
+    parts = statement_parts(query, readable=readable)
+    params: dict[str, Any] = query.filter_params()
+    params["limit"] = limit
+    filter_sql = query.filter_sql
+    base = [filter_sql] if filter_sql else []
+    plan: Keyset | None = None
     if query.mode == "keyset" and boundary is not None:
-        condition, keys = after(columns, list(boundary))
-        conditions.append(condition)
-        params.update(keys)
-    sql = f"SELECT {', '.join(select)}\nFROM {query.table.qualified}"
+        plan = keyset(query.order.columns, list(boundary))
+        params.update(plan.params)
+    if plan is not None and len(plan.seeks) > 1:
+        branches = [
+            f"(SELECT {parts.select_sorted}\n FROM {parts.source}\n WHERE "
+            + "\n  AND ".join([*base, *seek.conditions])
+            + f"\n ORDER BY {parts.order_by}\n LIMIT %(limit)s)"
+            for seek in plan.seeks
+        ]
+        sql = (
+            f"SELECT {parts.outer}\nFROM (\n"
+            + "\nUNION ALL\n".join(branches)
+            + f"\n) AS dynotui_page\nORDER BY {parts.merged_order_by}\nLIMIT %(limit)s"
+        )
+        return sql, params, plan
+    conditions = list(base)
+    if plan is not None:
+        conditions += list(plan.seeks[0].conditions) if plan.seeks else ["FALSE"]
+    sql = f"SELECT {parts.select}\nFROM {parts.source}"
     if conditions:
         sql += "\nWHERE " + "\n  AND ".join(conditions)
-    sql += "\nORDER BY " + ", ".join(c.sql() for c in columns)
-    sql += "\nLIMIT %(limit)s"
-    params["limit"] = limit
+    sql += f"\nORDER BY {parts.order_by}\nLIMIT %(limit)s"
     if query.mode == "offset" and boundary:
         sql += " OFFSET %(offset)s"
         params["offset"] = int(boundary)
-    return sql, params
+    return sql, params, plan
 
 
 def count_sql(query: PgQuery) -> tuple[str, dict[str, Any]]:
-    params = {f"p{i + 1}": param_text(value) for i, value in enumerate(query.params)}
     sql = f"SELECT count(*) FROM {query.table.qualified}"
-    if query.where and query.where.strip():
-        sql += "\nWHERE (\n" + convert_filter(query.where, len(query.params)) + "\n)"
-    return sql, params
+    filter_sql = query.filter_sql
+    if filter_sql:
+        sql += "\nWHERE " + filter_sql
+    return sql, query.filter_params()

@@ -5,6 +5,7 @@ reconnecting, and OFFSET beside keyset in the compare view on a connection of it
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from dynotui.core.pasted import PastedCursor
 from dynotui.postgres import history_entry
 from dynotui.postgres.connection import PgOptions, PgSession, redacted
 from dynotui.postgres.foreign import foreign_reader, server_text
-from dynotui.postgres.schema import PgTable, describe_table, list_tables
+from dynotui.postgres.schema import PgTable, PgTableRef, describe_table, table_refs
 from dynotui.postgres.source import PgSource
 from dynotui.postgres.sql import PgQuery
 from dynotui.report.model import Report
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from dynotui.ui.widgets.pager_view import PagerView
 
 CUSTOM = "\0custom"
+CLOSE_WAIT = 2.0  # q waits at most this long for a cancel request to reach the server
 FOREIGN_ORIGIN = "from an unsigned boundary row (anyone could have edited it)"
 WORDS = {
     "edit_query": ("Query", "Edit the query: order, filter and its parameters, columns, size"),
@@ -51,6 +53,10 @@ WORDS = {
     "copy_start_key": ("Copy boundary", "Copy this page's boundary (its sort values) as JSON"),
 }
 ACTIONS = reworded(GENERIC, WORDS)
+
+
+def _rows(rows: int | None) -> str:
+    return "?" if rows is None else f"~{rows:,}"
 
 
 class PostgresAdapter:
@@ -109,10 +115,15 @@ class PostgresAdapter:
 
         connection = self.connection
 
-        def listed(tables: list[tuple[str, int | None]]) -> None:
+        def listed(tables: list[PgTableRef]) -> None:
+            # The value is the identifier that opens exactly that table ("Order Items",
+            # "Orders" beside orders); the label is the name as the catalog spells it.
             choices = [
-                (name, f"{name} · {'?' if rows is None else f'~{rows:,}'} rows")
-                for name, rows in tables
+                (
+                    ref.identifier,
+                    f"{ref.label} · {'?' if ref.rows is None else f'~{ref.rows:,}'} rows",
+                )
+                for ref in tables
             ]
 
             def chosen(name: str | None) -> None:
@@ -123,7 +134,7 @@ class PostgresAdapter:
                 PickerScreen(f"Tables ({len(tables)}) — Enter opens one", choices), chosen
             )
 
-        app.call(lambda: list_tables(connection), listed, lambda e: app.fail(e, "Tables"))
+        app.call(lambda: table_refs(connection), listed, lambda e: app.fail(e, "Tables"))
 
     def edit_query(self, app: PagerApp, view: PagerView) -> None:
         current = self._current(app, view)
@@ -294,11 +305,16 @@ class PostgresAdapter:
         pass  # PostgreSQL has no keys of its own
 
     def close(self) -> None:
-        """Cancel what runs on the server, so it does not run on until statement_timeout
-        (the cancel requests go out in threads of their own: quitting never waits)."""
+        """Cancel what runs on the server, so it does not run on until statement_timeout:
+        each connection waits until its cancel request is sent (at most CLOSE_WAIT
+        seconds, a server that does not answer included) and takes no statement after."""
         for session in (self.connection, self._side):
             if session is not None:
-                session.cancel()
+                session.cancel_running(timeout=CLOSE_WAIT, closing=True)
+        if self._side is not None:
+            # The compare side's connection is the adapter's own: let it go.
+            side = self._side
+            threading.Thread(target=side.close, name="dynotui-close", daemon=True).start()
 
     # -- tables and queries -------------------------------------------------------------
 

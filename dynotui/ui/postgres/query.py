@@ -14,7 +14,7 @@ from dynotui.postgres.codegen import LANGUAGES, generate_pg
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.schema import PgOrder, PgTable
 from dynotui.postgres.source import PgSource
-from dynotui.postgres.sql import Mode, PgQuery
+from dynotui.postgres.sql import Mode, PgQuery, param_text
 from dynotui.ui.query import Clock
 
 NULL = "∅ null"
@@ -63,7 +63,8 @@ class PostgresQuery:
         query = self.query
         if not query.where or not query.where.strip():
             return ""
-        text = " ".join(query.where.split())
+        parsed = query.filter
+        text = parsed.deparsed if parsed is not None else " ".join(query.where.split())
         if query.params:
             text += " with " + ", ".join(
                 f"${i + 1} = {json.dumps(p, ensure_ascii=False)}"
@@ -107,7 +108,11 @@ class PostgresQuery:
         return frozenset(
             {
                 json.dumps(
-                    [query.table.qualified, " ".join((query.where or "").split()), query.params]
+                    [
+                        query.table.qualified,
+                        query.filter.deparsed if query.filter is not None else "",
+                        [param_text(p) for p in query.params],
+                    ]
                 )
             }
         )

@@ -145,12 +145,6 @@ class PgQueryScreen(ModalScreen[PostgresQuery | None]):
             self._show("params", str(exc))
             return None
         columns = tuple(c.strip() for c in self._value("columns").split(",") if c.strip())
-        for name in columns:
-            try:
-                table.column(name)
-            except InputError as exc:
-                self._show("columns", str(exc))
-                return None
         query = PgQuery(
             table,
             order,

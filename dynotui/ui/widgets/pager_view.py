@@ -458,6 +458,7 @@ class PagerView(Horizontal):
         if state is None or state.pager.current is None:
             return
         self.grid.refit(state.query, state.pager.current.items, self.size.width, to_content)
+        self._show_status()  # the count of folded columns may have changed
 
     def _counted(self) -> Counted | None:
         if self.state is None:

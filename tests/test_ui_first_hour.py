@@ -1,0 +1,291 @@
+"""What a new user hits in the first hour, in the app against DynamoDB Local: numbers
+never cut, empty columns out of the way, failures that stay on screen, a connection form
+that says what is in force and where it came from, every field reachable at 80x24; and
+the session's measures, refusals and report."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Label, Static
+from uihelpers import (
+    column_names,
+    dynamodb_app,
+    grid_labels,
+    grid_rows,
+    make_app,
+    messages,
+    screen_text,
+    text_of,
+    until,
+)
+
+from dynotui.core.cursor import CursorSigner
+from dynotui.dynamodb.connection import ConnectionOptions, make_client
+from dynotui.dynamodb.query_form import QueryForm
+from dynotui.local import demo
+from dynotui.local.tables import create_table, table_definition, write_items
+from dynotui.ui.dynamodb.connection_screen import ConnectionScreen
+from dynotui.ui.dynamodb.query_screen import QueryScreen
+from dynotui.ui.screens.columns import ColumnsScreen
+from dynotui.ui.screens.cursor import PasteCursorScreen
+from dynotui.ui.screens.stack import StackScreen
+from dynotui.ui.testing import settle
+
+BIG = "12345678901234567890123456789012345678"  # 38 digits, DynamoDB's most
+HUGE = "1" + "0" * 125  # 1E125 as DynamoDB writes it back
+TINY = "-0.00000000000000000001"
+
+
+@pytest.fixture(scope="module")
+def numbers_table(client: Any) -> str:
+    name = "first-hour-numbers"
+    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
+    items: list[dict[str, Any]] = [
+        {
+            "pk": "p",
+            "sk": f"{i:02d}",
+            "big": Decimal(BIG),
+            "huge": Decimal("1E125"),
+            "tiny": Decimal(TINY),
+            "note": "free text that runs on and on " * 8,
+        }
+        for i in range(3)
+    ]
+    write_items(client, name, items)
+    return name
+
+
+@pytest.fixture(scope="module")
+def sparse_table(client: Any) -> str:
+    """Page 1's items carry twelve attributes; page 2's carry one the first did not."""
+    name = "first-hour-sparse"
+    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
+    wide = [
+        {"pk": "p", "sk": f"a{i}", **{f"attr{j:02d}": f"v{j}" for j in range(12)}} for i in range(5)
+    ]
+    narrow = [{"pk": "p", "sk": f"b{i}", "later": f"only-{i}"} for i in range(5)]
+    write_items(client, name, wide + narrow)
+    return name
+
+
+async def test_numbers_show_every_digit_or_an_exact_shorter_form(client, numbers_table) -> None:
+    app = make_app(client, QueryForm(partition_value="p"), table=numbers_table)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        labels = grid_labels(view)
+        raw = client.query(
+            TableName=numbers_table,
+            KeyConditionExpression="pk = :p",
+            ExpressionAttributeValues={":p": {"S": "p"}},
+        )["Items"]
+        for row, item in zip(grid_rows(view), raw, strict=True):
+            for name in ("big", "huge", "tiny"):
+                shown = row[labels.index(name)]
+                assert "…" not in shown, f"{name} cut: {shown!r}"
+                assert Decimal(shown) == Decimal(item[name]["N"]), (name, shown)
+            assert row[labels.index("big")] == BIG
+            assert row[labels.index("huge")] == "1E125"
+            assert row[labels.index("tiny")] == "-1E-20"
+            assert row[labels.index("note")].endswith("…"), "free text is what gives way"
+
+
+async def test_empty_columns_fold_and_f_brings_them_back(client, sparse_table) -> None:
+    app = make_app(client, QueryForm(partition_value="p", page_size="5"), table=sparse_table)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        view = app.main_view
+        names = column_names(view)
+        assert names[:2] == ["pk", "sk"] and names[-1] == "later", "the order stays"
+        assert grid_labels(view) == ["pk", "sk", "+12", "later"], "page 2's values in view"
+        status = text_of(view.query_one("#status-line", Static))
+        assert "12 empty columns folded (f unfolds)" in status
+        await pilot.press("f")
+        await settle(pilot)
+        assert isinstance(app.screen, ColumnsScreen)
+        listing = app.screen.query_one("#columns-list")
+        prompts = [str(listing.get_option_at_index(i).prompt) for i in range(3)]
+        assert all(p.startswith("shown") for p in prompts), "the state in words"
+        await pilot.press("space")  # hide the highlighted first column
+        await settle(pilot)
+        assert str(listing.get_option_at_index(0).prompt).startswith("hidden")
+        await pilot.press("space", "e", "a")  # show it again, unfold, apply
+        await settle(pilot)
+        assert grid_labels(view) == names, "every column back"
+        assert "folded" not in text_of(view.query_one("#status-line", Static))
+
+
+async def test_a_failure_stays_in_the_status_line_until_a_read_succeeds(client, demo_table) -> None:
+    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        dead = make_client(
+            ConnectionOptions(endpoint_url="http://127.0.0.1:9", region="us-east-1", max_attempts=1)
+        )
+        view.use_client(dead)
+        await pilot.press("n")
+        await settle(pilot)
+        status = text_of(view.query_one("#status-line", Static))
+        assert "✗ Page 2 failed at" in status and "R retries" in status
+        assert "Page 1 ·" in status, "and the page shown is still said"
+        view.use_client(client)
+        await pilot.press("R")
+        await settle(pilot)
+        status = text_of(view.query_one("#status-line", Static))
+        assert "failed" not in status and "Page 2 ·" in status
+
+
+async def test_the_connection_form_says_what_is_in_force(
+    client, ddb, demo_table, monkeypatch
+) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", ddb.endpoint_url)
+    app = dynamodb_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ConnectionScreen)
+        assert screen.focused is screen.query_one("#profile", Input), "a field has the focus"
+        endpoint = screen.query_one("#endpoint_url", Input)
+        assert endpoint.value == ddb.endpoint_url, "the endpoint in force, not an empty field"
+        words = "\n".join(screen_text(app))
+        assert "from AWS_ENDPOINT_URL_DYNAMODB" in words
+        region = screen.query_one("#region", Input)
+        region.value = "http://127.0.0.1:8000"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        error = str(screen.query_one("#region-error", Label).render())
+        assert "is not a region name" in error and "eu-west-1" in error
+        assert "InvalidRegionError" not in error
+        region.value = "us-east-1"
+        endpoint.value = "http://127.0.0.1:1"  # nothing listens there
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConnectionScreen), "shown again, with why"
+        assert "Not connected" in "\n".join(screen_text(app))
+        assert not any(m.startswith("Connected to") for m in messages(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.pager.number == 2, "the old connection is kept and reads"
+
+
+async def test_every_form_field_is_reachable_at_80x24(client, demo_table) -> None:
+    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "Help" in screen_text(app)[-1] and "Quit" in screen_text(app)[-1]
+        await pilot.press("e")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QueryScreen)
+        for name in (
+            "mode",
+            "scan",
+            "descending",
+            "consistent_read",
+            "partition_value",
+            "filter",
+            "page_size",
+            "max_rounds",
+        ):
+            widget = screen.query_one(f"#{name}")
+            widget.focus()
+            await pilot.pause()
+            region = widget.region
+            assert region.width and region.height, name
+            assert region.x >= 0 and region.right <= 80, f"{name} runs off the edge"
+            assert region.y >= 0 and region.bottom <= 24, f"{name} out of view when focused"
+
+
+async def test_compare_at_80x24_shows_one_side_with_rows_to_read(client, demo_table) -> None:
+    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="10"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        view = app.main_screen.main_view
+        assert view.grid.region.height - 1 >= 6, "at least six rows of the grid"
+        assert "tab shows the right" in "\n".join(screen_text(app))
+
+
+async def test_the_strip_keeps_the_session_total_at_80x24(client, demo_table) -> None:
+    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="10"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        strip = text_of(app.main_view.query_one("#cost-strip", Static))
+        total = app.session.ledger.figures().by_unit[0].total
+        assert f"session {total:,.10g} RCU" in strip
+        assert "p50" in strip and "p99" in strip
+        on_screen = "\n".join(screen_text(app))
+        assert f"session {total:,.10g} RCU" in on_screen, "and it is in view"
+
+
+async def test_refused_cursors_are_counted_by_reason(client, demo_table) -> None:
+    secret = b"first-hour-secret-0123456789"
+    app = make_app(
+        client,
+        QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"),
+        signer=CursorSigner(secret),
+    )
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        source = app.pager.source
+        key = source.key_to_json(app.pager.current.start_key)
+        good = CursorSigner(secret).sign(key, source.scope())
+        tampered = good[:-3] + ("AAA" if not good.endswith("AAA") else "BBB")
+        old = CursorSigner(secret, clock=lambda: time.time() - 3600).sign(key, source.scope())
+        for token in (tampered, old):
+            await pilot.press("v")
+            await settle(pilot)
+            assert isinstance(app.screen, PasteCursorScreen)
+            app.screen.query_one("#token", Input).value = token
+            await pilot.press("enter")
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+        refusals = app.session.ledger.figures().refusals
+        assert refusals.refused == 2 and dict(refusals.by_reason) == {"signature": 1, "expired": 1}
+        side = text_of(app.main_view.query_one("#session-cost", Static))
+        assert "2 refused" in side and "signature 1" in side and "expired 1" in side
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, StackScreen)
+        footer = str(app.screen.query_one("#stack-measures", Label).render())
+        assert "p50" in footer and "2 refused" in footer
+
+
+async def test_s_writes_a_report_of_the_query(client, demo_table, tmp_path: Path) -> None:
+    app = make_app(
+        client,
+        QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"),
+        report_folder=tmp_path,
+    )
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("S")
+        await settle(pilot)
+        await until(pilot, lambda: any("Report written" in m for m in messages(app)))
+    html = sorted(tmp_path.glob("*.html"))
+    markdown = sorted(tmp_path.glob("*.md"))
+    assert len(html) == len(markdown) == 1
+    text = html[0].read_text()
+    assert "<svg" in text and "<script" not in text
+    capacity = app.pager.totals.cost.capacity.total
+    assert f"{capacity:g}" in markdown[0].read_text()
