@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from botocore.paginate import TokenDecoder
-from helpers import drain
+from helpers import drain, page_lines
 
 from dynotui.cli.main import main
 from dynotui.core.exact_json import dumps as exact_dumps
@@ -91,7 +91,7 @@ def dynotui_pages(ddb: Any, *args: str, table: str = demo.TABLE) -> subprocess.C
 
 def lines(result: subprocess.CompletedProcess) -> list[dict]:
     assert result.returncode == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    return page_lines(result.stdout)
 
 
 def one_line_error(result: subprocess.CompletedProcess, needle: str) -> None:

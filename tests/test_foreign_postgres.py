@@ -14,6 +14,8 @@ import subprocess
 import sys
 from typing import Any
 
+from helpers import page_lines
+
 ENV = {**os.environ, "DYNOTUI_CURSOR_SECRET": "test-secret-0123456789"}
 
 
@@ -29,7 +31,7 @@ def pages(uri: str, *args: str) -> subprocess.CompletedProcess:
 
 def lines(result: subprocess.CompletedProcess) -> list[dict]:
     assert result.returncode == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    return page_lines(result.stdout)
 
 
 def one_line_error(result: subprocess.CompletedProcess, needle: str) -> None:

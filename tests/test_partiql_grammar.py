@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 import pytest
+from helpers import page_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -365,7 +366,7 @@ def test_a_hidden_where_is_sent_and_scoped(ddb, client, sentinel) -> None:
 
     hidden = pages(typed, "--page-size", "1", "--max-pages", "1")
     assert hidden.returncode == 0, hidden.stderr
-    (first,) = [json.loads(line) for line in hidden.stdout.splitlines()]
+    (first,) = page_lines(hidden.stdout)
     assert [i["pk"] for i in first["items"]] == [{"S": "B"}]
     whole = pages(f'SELECT * FROM "{sentinel}"', "--page-size", "1", "--max-pages", "1")
     token = json.loads(whole.stdout.splitlines()[0])["next_token"]

@@ -10,6 +10,7 @@ import unicodedata
 from typing import Any
 
 import pytest
+from helpers import page_lines
 
 from dynotui.core.text import safe_json, safe_json_text, visible, visible_lines
 from dynotui.local.tables import create_table, table_definition, write_items
@@ -66,5 +67,5 @@ def test_pages_escapes_format_characters_in_items_and_names(ddb: Any, client: An
     assert result.returncode == 0, result.stderr
     assert not any(unicodedata.category(c) == "Cf" for c in result.stdout)
     assert "pay\\u200bpal" in result.stdout and "n\\ufeffame" in result.stdout
-    (page,) = [json.loads(line) for line in result.stdout.splitlines()]
+    (page,) = page_lines(result.stdout)
     assert page["items"] == [item]

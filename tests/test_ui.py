@@ -65,7 +65,7 @@ async def test_next_three_back_two_matches_the_engine(client, demo_table) -> Non
         assert "cached" in text
         status = text_of(view.query_one("#status-line", Static))
         assert f"Page 2 · {page.shown} item" in status
-        totals = text_of(view.query_one("#session-cost", Static))
+        totals = text_of(view.query_one("#query-cost", Static))
         assert "Pages read 4  calls 4" in totals
         assert f"Cost       {sum(p.cost.capacity.total for p in truth):g} RCU" in totals
 

@@ -361,7 +361,7 @@ async def test_escape_abandons_a_slow_read_and_its_cost_counts(client, ddb, demo
             assert app.pager.number == 1
             assert app.pager.totals.abandoned is not None
             assert "Spent on abandoned reads" in text_of(
-                app.main_view.query_one("#session-cost", Static)
+                app.main_view.query_one("#query-cost", Static)
             )
 
 

@@ -248,13 +248,13 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
         except InputError as exc:
             self._show("parameters", str(exc))
             return
-        statement = Statement(
-            self.query_one("#statement", TextArea).text,
-            parameters,
-            int(size_text),
-            self.query_one("#partiql_consistent", Switch).value,
-        )
         try:
+            statement = Statement(
+                self.query_one("#statement", TextArea).text,
+                parameters,
+                int(size_text),
+                self.query_one("#partiql_consistent", Switch).value,
+            )
             statement.check()
         except InputError as exc:
             self._show("statement", str(exc))

@@ -22,6 +22,12 @@ GRID_KEYS = (
     ("Enter", "open the selected item"),
     ("ctrl+p", "command palette: every action by name"),
 )
+COMPARE_KEYS = (
+    ("tab", "the other side"),
+    ("N / P / G", "both sides to the next, previous or first page"),
+    ("J", "both sides to page N (page k of one order faces page k of the other)"),
+    ("Esc", "back to one pager (both sides are kept for the next w)"),
+)
 
 
 def key_label(key: str) -> str:
@@ -52,6 +58,10 @@ class HelpScreen(ModalScreen[None]):
         table.add_row("", "")
         table.add_row(Text("The grid", style="bold underline"), "")
         for key, text in GRID_KEYS:
+            table.add_row(key, text)
+        table.add_row("", "")
+        table.add_row(Text("The compare view (w)", style="bold underline"), "")
+        for key, text in COMPARE_KEYS:
             table.add_row(key, text)
         with Vertical(id="help-box", classes="modal-box"):
             yield Label("Keys — Esc closes", id="help-title", classes="modal-title")

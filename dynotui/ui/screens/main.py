@@ -30,10 +30,11 @@ COMPARE_KEYS = {"switch_side", "both", "jump_both"}
 
 class MainScreen(Screen[None]):
     BINDINGS = [
-        Binding("tab", "switch_side", "Other side"),
+        # Short words, and G in the help only: at 80 columns the footer keeps ? and q.
+        Binding("tab", "switch_side", "Side"),
         Binding("N", "both('next')", "Next both"),
         Binding("P", "both('prev')", "Prev both"),
-        Binding("G", "both('first')", "First both"),
+        Binding("G", "both('first')", "First both", show=False),
         Binding("J", "jump_both", "Jump both"),
     ]
 

@@ -88,13 +88,10 @@ def lines_text(lines: Sequence[Line]) -> Text:
     """A block of figures: its first line the heading, then label and value; a warning
     in red (and said in words too: colour is never the only sign)."""
     text = Text()
-    for index, line in enumerate(lines):
-        if index == 0:
-            text.append(visible(line.label), style="bold")
-            text.append(f"  {visible(line.value)}\n", style="dim")
-            continue
-        style = "bold red" if line.warning else ""
-        text.append(f"{visible(line.label):<10} {visible(line.value)}\n", style=style)
+    if lines:
+        text.append(visible(lines[0].label), style="bold")
+        text.append(f"  {visible(lines[0].value)}\n", style="dim")
+        text.append_text(_rows(lines[1:]))
     return text
 
 
@@ -120,7 +117,22 @@ def query_text(
             style="yellow",
         )
     if measures.reads:
-        text.append_text(lines_text(query_lines(measures, page=page, prices=prices)[1:]))
+        lines = [
+            line
+            for line in query_lines(measures, page=page, prices=prices)[1:]
+            # Rounds per page only mean something in fill mode; the prices' source is
+            # said once, under the session's figures.
+            if line.label and (line.label != "Rounds" or measures.rounds_apply)
+        ]
+        text.append_text(_rows(lines))
+    return text
+
+
+def _rows(lines: Sequence[Line]) -> Text:
+    text = Text()
+    for line in lines:
+        style = "bold red" if line.warning else ""
+        text.append(f"{visible(line.label):<10} {visible(line.value)}\n", style=style)
     return text
 
 
