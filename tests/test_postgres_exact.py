@@ -17,7 +17,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from helpers import walk
+from helpers import page_lines, walk
 from psycopg.conninfo import make_conninfo
 
 from dynotui.core.errors import InputError
@@ -294,17 +294,16 @@ def pages_cli(uri: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_d5_a_cursor_on_a_5004_character_value_opens_the_next_page(pg_uri: str, exact: Any) -> None:
-    import json
 
     base = ["--table", "exact.longs", "--order", "longs_v", "--page-size", "7"]
     first = pages_cli(pg_uri, *base, "--max-pages", "1")
     assert first.returncode == 0, first.stderr
-    page = json.loads(first.stdout)
+    (page,) = page_lines(first.stdout)
     assert len(page["next_start_key"][0]) == 5004
     resumed = pages_cli(pg_uri, *base, "--max-pages", "1", "--starting-token", page["next_token"])
     assert resumed.returncode == 0, resumed.stderr
     expected = truth(exact, "exact.longs", "v, id")
-    assert [int(r["id"]) for r in json.loads(resumed.stdout)["items"]] == expected[7:14]
+    assert [int(r["id"]) for r in page_lines(resumed.stdout)[0]["items"]] == expected[7:14]
 
 
 # -- D6: names from the table list open exactly their table ---------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 
 from dynotui.cli.local_cmd import home_with_progress, start_with_progress, watch
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
+from dynotui.cli.price_options import prices_from_args
 from dynotui.cli.tui_cmd import history_store, open_app, preload_ui
 from dynotui.core.text import visible
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
@@ -150,7 +151,9 @@ def _show(
 ) -> int:
     if not args.no_tui and not args.serve:
         form = QueryForm(partition_value=BIG_CUSTOMER)
-        return open_app(client, options, TABLE, form, history=history_store(args))
+        return open_app(
+            client, options, TABLE, form, history=history_store(args), prices=prices_from_args(args)
+        )
     for line in summary(describe_table(client, TABLE)).splitlines():
         print(visible(line))
     if args.serve:

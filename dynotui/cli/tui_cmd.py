@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from dynotui.cli.options import connection_options
 from dynotui.cli.postgres_options import add_postgres_options
+from dynotui.cli.price_options import add_price_options, prices_from_args
 from dynotui.core.errors import InputError
 from dynotui.dynamodb.connection import ConnectionOptions, describe
 from dynotui.dynamodb.opening import Opening
@@ -15,6 +16,7 @@ from dynotui.dynamodb.query_form import QueryForm
 
 if TYPE_CHECKING:
     from dynotui.core.history import HistoryEntry, HistoryStore
+    from dynotui.core.money import PriceList
     from dynotui.postgres.connection import PgOptions, PgSession
     from dynotui.postgres.sql import PgQuery
 
@@ -40,6 +42,7 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
         help="raw or fill on DynamoDB (default raw); keyset or offset on PostgreSQL",
     )
     group.add_argument("--scan", action="store_true", help="a Scan instead of a Query")
+    add_price_options(parser)
     kept = parser.add_argument_group("history")
     kept.add_argument(
         "--resume",
@@ -82,6 +85,7 @@ def open_app(
     *,
     history: HistoryStore | None = None,
     resume: HistoryEntry | None = None,
+    prices: PriceList | None = None,
 ) -> int:
     # Textual loads only when a terminal UI is wanted.
     from dynotui.ui.app import PagerApp
@@ -97,6 +101,7 @@ def open_app(
         open_form=open_form,
         opening=opening,
         resume=resume,
+        prices=prices,
     )
     app = PagerApp(adapter, history=history)
     try:
@@ -174,7 +179,8 @@ def run_resume(args: argparse.Namespace) -> int:
     options = history_entry.reopen(entry).connection
     client = make_client(options)
     preload_ui()
-    return open_app(client, options, None, QueryForm(), history=store, resume=entry)
+    prices = prices_from_args(args)
+    return open_app(client, options, None, QueryForm(), history=store, resume=entry, prices=prices)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -185,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
     if args.mode in ("keyset", "offset"):
         raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
     options = connection_options(args)
+    prices = prices_from_args(args)  # bad prices are said before anything starts
     form = QueryForm(
         order=args.index_name or "table",
         partition_value=args.partition_value or "",
@@ -200,5 +207,11 @@ def run(args: argparse.Namespace) -> int:
     preload_ui()
     client = opening.wait_for_client()
     return open_app(
-        client, options, args.table_name, form, opening=opening, history=history_store(args)
+        client,
+        options,
+        args.table_name,
+        form,
+        opening=opening,
+        history=history_store(args),
+        prices=prices,
     )
