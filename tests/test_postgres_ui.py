@@ -21,6 +21,7 @@ from uihelpers import (
     until,
 )
 
+from dynotui.core.errors import ReadCancelled
 from dynotui.postgres.connection import PgOptions, connect
 from dynotui.postgres.schema import describe_table
 from dynotui.postgres.sql import PgQuery
@@ -198,3 +199,49 @@ async def test_a_bad_filter_keeps_the_page(app: PagerApp) -> None:
         await settle(pilot)
         assert shown_ids(view) == before and view.state.query.query.where is None
         assert any('column "nope" does not exist' in m for m in messages(app))
+
+
+async def test_q_cancels_the_statement_on_the_server(pg_uri: str, pg_admin: Any) -> None:
+    """A page that would read 10^10 rows is running when q is pressed: the server stops
+    it (it would otherwise run on until statement_timeout), and the session takes no
+    statement after."""
+    # Ten minutes of statement timeout: without the cancel it would run on long after the
+    # minute this test waits for it to be gone.
+    session = connect(PgOptions(uri=pg_uri, statement_timeout=600))
+    table = describe_table(session, "orders")
+    marker = "dynotui_q_test"
+    slow = (
+        f"'{marker}' <> '' AND (SELECT count(*) FROM generate_series(1, 100000) a, "
+        "generate_series(1, 100000) b) > 0"
+    )
+    query = PgQuery(table, table.order("orders_created_id"), page_size=20)
+    app = PagerApp(PostgresAdapter(session, PgOptions(uri=pg_uri), query=query))
+
+    def running() -> list[Any]:
+        return pg_admin.execute(
+            "SELECT pid FROM pg_stat_activity WHERE state = 'active' AND query LIKE %s "
+            "AND pid <> pg_backend_pid()",
+            (f"%{marker}%",),
+        ).fetchall()
+
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            app.main_view.start(app.main_view.state.query.with_(where=slow))
+            await until(pilot, lambda: bool(running()))
+            await pilot.press("q")
+        await until_gone(running)
+        with pytest.raises(ReadCancelled):
+            session.query("SELECT 1")
+    finally:
+        session.close()
+
+
+async def until_gone(running: Any, timeout: float = 60.0) -> None:
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while running():
+        assert time.monotonic() < deadline, "the statement ran on after q"
+        await asyncio.sleep(0.05)
