@@ -147,10 +147,9 @@ PG_SHOTS: list[tuple[str, dict[str, Any], tuple[int, int], Steps]] = [
 
 
 async def shoot_postgres(uri: str, out: Path, only: Sequence[str]) -> None:
-    from dynotui.ui.pg_app import PgApp
-
     from dynotui.postgres.connection import PgOptions, connect
     from dynotui.postgres.schema import describe_table
+    from dynotui.ui.postgres.adapter import PostgresAdapter
 
     options = PgOptions(uri=uri)
     for name, spec, size, steps in PG_SHOTS:
@@ -158,10 +157,8 @@ async def shoot_postgres(uri: str, out: Path, only: Sequence[str]) -> None:
             continue
         session = connect(options)
         table = describe_table(session, "orders")
-        app = PgApp(
-            session,
-            options,
-            query=pg_query(table, **spec),
+        app = PagerApp(
+            PostgresAdapter(session, options, query=pg_query(table, **spec)),
             clock=FixedClock(),
             signer=CursorSigner(b"screenshots-secret-0123456789"),
             system_copy=Recorder(),
