@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from dynotui.core.cursor import CursorError, CursorSigner
+from dynotui.core.errors import InputError
 from dynotui.core.figures_text import stack_footer
 from dynotui.core.history import HistoryEntry, HistoryStore
 from dynotui.core.ledger import CountOutcome
@@ -36,7 +37,7 @@ from dynotui.ui import clipboard
 from dynotui.ui.adapter import Adapter
 from dynotui.ui.background import CallReported, call_in_background
 from dynotui.ui.history import HistoryLog
-from dynotui.ui.query import Counted
+from dynotui.ui.query import Counted, Query
 from dynotui.ui.screens.main import MainScreen
 from dynotui.ui.session import Session
 from dynotui.ui.share import Share
@@ -152,6 +153,24 @@ class PagerApp(App[None]):
         """A count kept for its query: the status line shows it from now on."""
         self.session.counts[result.scope] = result
         view.refresh_status()
+
+    def reopen_at(self, query: Query, start_json: object, page: int, note: str) -> None:
+        """A history entry's query on the main view, page 1 re-read from the stored start
+        key of page ``page`` (checked as the source checks any boundary)."""
+        try:
+            source = query.make_source(self.main_view.client, self.session.clock)
+            start = None if start_json is None else source.key_from_json(start_json)
+        except InputError as exc:
+            self.fail(exc, "History")
+            return
+        page = max(page, 1)
+        self.main_view.start(
+            query,
+            start,
+            note=note,
+            origin=f"reopened from history at page {page}",
+            page_offset=page - 1,
+        )
 
     def set_connection_label(self, label: str) -> None:
         self.sub_title = label

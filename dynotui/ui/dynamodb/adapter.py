@@ -30,6 +30,7 @@ from dynotui.dynamodb.pricing import read_prices
 from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
 from dynotui.dynamodb.schema import BASE, TableSchema, describe_table, list_tables
 from dynotui.dynamodb.source import QuerySource
+from dynotui.dynamodb.spec import QuerySpec
 from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
 from dynotui.ui.adapter import Side
@@ -357,23 +358,7 @@ class DynamoDBAdapter:
             else:
                 assert statement is not None
                 query = PartiQLQuery(schema, form, statement)
-            try:
-                source = query.make_source(client, app.session.clock)
-                start = (
-                    None
-                    if reopening.start_json is None
-                    else source.key_from_json(reopening.start_json)
-                )
-            except InputError as exc:
-                app.fail(exc, "History")
-                return
-            view.start(
-                query,
-                start,
-                note=reopening.note,
-                origin=f"reopened from history at page {max(reopening.page, 1)}",
-                page_offset=max(reopening.page, 1) - 1,
-            )
+            app.reopen_at(query, reopening.start_json, reopening.page, reopening.note)
 
         def failed(error: BaseException) -> None:
             if view.end_opening(table):
@@ -437,7 +422,7 @@ class DynamoDBAdapter:
 
     # -- queries ------------------------------------------------------------------------
 
-    def _query(self, schema: TableSchema, form: QueryForm, spec: Any) -> DynamoQuery:
+    def _query(self, schema: TableSchema, form: QueryForm, spec: QuerySpec) -> DynamoQuery:
         return DynamoQuery(schema, form, spec, self.measurements)
 
     def _schema_for(self, app: PagerApp, view: PagerView) -> TableSchema | None:

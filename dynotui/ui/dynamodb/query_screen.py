@@ -55,12 +55,17 @@ SWITCHES = (
 )
 
 
+def _quoted(name: str) -> str:
+    """A PartiQL quoted name: a double quote inside it is doubled."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def default_statement(schema: TableSchema, form: QueryForm) -> tuple[str, str]:
     """A first SELECT for the PartiQL tab: this table, its partition key, the form's value."""
     order = schema.order(form.order)
-    source = f'"{schema.name}"' + (f'."{order.name}"' if order.index_name else "")
+    source = _quoted(schema.name) + (f".{_quoted(order.name)}" if order.index_name else "")
     key = order.partition_key
-    text = f'SELECT * FROM {source} WHERE "{key.name}" = ?'
+    text = f"SELECT * FROM {source} WHERE {_quoted(key.name)} = ?"
     try:
         value = (
             typed_value(key, form.partition_value, "partition key")

@@ -273,27 +273,11 @@ class PostgresAdapter:
                 timeout=10,
             )
             return
-        connection, view = self.connection, app.main_view
+        connection = self.connection
 
         def opened(query: PgQuery) -> None:
             shown = PostgresQuery(query)
-            try:
-                source = shown.make_source(connection, app.session.clock)
-                start = (
-                    None
-                    if reopening.start_json is None
-                    else source.key_from_json(reopening.start_json)
-                )
-            except InputError as exc:
-                app.fail(exc, "History")
-                return
-            view.start(
-                shown,
-                start,
-                note=reopening.note,
-                origin=f"reopened from history at page {max(reopening.page, 1)}",
-                page_offset=max(reopening.page, 1) - 1,
-            )
+            app.reopen_at(shown, reopening.start_json, reopening.page, reopening.note)
 
         app.call(
             lambda: history_entry.query_from_record(connection, reopening.record),

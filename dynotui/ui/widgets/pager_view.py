@@ -28,7 +28,7 @@ from textual.timer import Timer
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError, ReadCancelled, error_words
-from dynotui.core.page import Page
+from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Move, Pager, StalePageError, Target
 from dynotui.core.text import visible
 from dynotui.ui.background import Done, Outcome, run_in_background
@@ -328,7 +328,7 @@ class PagerView(Horizontal):
             self._ticker.stop()
             self._ticker = None
 
-    def _abandoned(self, state: ViewState, cost: Any) -> None:
+    def _abandoned(self, state: ViewState, cost: Cost | None) -> None:
         if cost is None:
             return
         state.pager.abandon(cost)

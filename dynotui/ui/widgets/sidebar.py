@@ -96,7 +96,10 @@ def lines_text(lines: Sequence[Line]) -> Text:
 
 
 def query_text(
-    totals: Totals[Any], measures: Measures, page: PageSummary[Any] | None, prices: Any
+    totals: Totals[Any],
+    measures: Measures,
+    page: PageSummary[Any] | None,
+    prices: PriceList | None,
 ) -> Text:
     """This query: what its stack read and cost, and the five measures of its pages."""
     text = Text()
@@ -136,7 +139,7 @@ def _rows(lines: Sequence[Line]) -> Text:
     return text
 
 
-def session_text(figures: SessionFigures, prices: Any) -> Text:
+def session_text(figures: SessionFigures, prices: PriceList | None) -> Text:
     """This session: every stack's reads since the app opened, counts, abandoned reads,
     both sides of a compare, the cursors refused."""
     return lines_text(session_lines(figures, prices))
