@@ -199,6 +199,12 @@ async def test_a_bad_filter_keeps_the_page(app: PagerApp) -> None:
         await settle(pilot)
         assert shown_ids(view) == before and view.state.query.query.where is None
         assert any('column "nope" does not exist' in m for m in messages(app))
+        # The form again, with what was typed, and why beside the field: nothing lost.
+        assert isinstance(app.screen, PgQueryScreen)
+        assert app.screen.query_one("#where", Input).value == "nope = 1"
+        error = str(app.screen.query_one("#where-error").render())
+        assert 'column "nope" does not exist' in error and "R retries" not in error
+        assert "✗" not in text_of(view.query_one("#status-line", Static)), "nothing failed here"
 
 
 async def test_q_cancels_the_statement_on_the_server(pg_uri: str, pg_admin: Any) -> None:

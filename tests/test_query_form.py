@@ -82,3 +82,22 @@ def test_a_good_form_makes_the_same_spec_as_the_flags() -> None:
     )
     assert spec.scope() == flags.scope()
     assert (spec.mode, spec.page_size) == ("fill", 7)
+
+
+def test_another_order_keeps_the_same_items() -> None:
+    """acme's RETURNED orders, on the table and on GSI by_status: the old partition key's
+    condition travels as a filter, the new one's filter becomes the partition value; the
+    result set's conditions are the same each way."""
+    from dynotui.dynamodb.query_form import for_order
+
+    table = QueryForm(partition_value="acme", filter="status = :r", values='{":r": "RETURNED"}')
+    on_gsi, note = for_order(table, SCHEMA, "by_status")
+    assert on_gsi.partition_value == "RETURNED" and "customer" in on_gsi.filter
+    assert "is a filter" in note and "left out" in note
+    back, note_back = for_order(on_gsi, SCHEMA, "table")
+    assert "is a filter" in note_back
+    assert back.partition_value == "acme" and "status" in back.filter
+    conditions = [build_spec(SCHEMA, f).conditions() for f in (table, on_gsi, back)]
+    assert conditions[0] == conditions[1] == conditions[2], "the same items each way"
+    kept = for_order(QueryForm(partition_value="acme", values=""), SCHEMA, "by_total")
+    assert kept[0].partition_value == "acme" and not kept[0].filter, "same key: kept as is"

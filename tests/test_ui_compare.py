@@ -52,7 +52,8 @@ async def open_right(pilot: Any, app: PagerApp, order: str, value: str, **fields
     await settle(pilot)
     assert isinstance(app.screen, QueryScreen)
     app.screen.query_one("#partition_value", Input).value = value
-    for name, text in fields.items():
+    # The form carries the left query's partition key as a filter: say what this side reads.
+    for name, text in {"filter": "", "values": "", **fields}.items():
         app.screen.query_one(f"#{name}", Input).value = text
     await pilot.press("ctrl+s")
     await settle(pilot)

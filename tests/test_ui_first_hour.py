@@ -91,7 +91,7 @@ async def test_numbers_show_every_digit_or_an_exact_shorter_form(client, numbers
                 assert Decimal(shown) == Decimal(item[name]["N"]), (name, shown)
             assert row[labels.index("big")] == BIG
             assert row[labels.index("huge")] == "1E125"
-            assert row[labels.index("tiny")] == "-1E-20"
+            assert row[labels.index("tiny")] == TINY, "23 characters: shown as they are"
             assert row[labels.index("note")].endswith("…"), "free text is what gives way"
 
 
@@ -106,7 +106,7 @@ async def test_empty_columns_fold_and_f_brings_them_back(client, sparse_table) -
         assert names[:2] == ["pk", "sk"] and names[-1] == "later", "the order stays"
         assert grid_labels(view) == ["pk", "sk", "+12", "later"], "page 2's values in view"
         status = text_of(view.query_one("#status-line", Static))
-        assert "12 empty columns folded (f unfolds)" in status
+        assert "12 empty columns folded (f, then e, shows them)" in status
         await pilot.press("f")
         await settle(pilot)
         assert isinstance(app.screen, ColumnsScreen)
@@ -171,7 +171,10 @@ async def test_the_connection_form_says_what_is_in_force(
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, ConnectionScreen), "shown again, with why"
-        assert "Not connected" in "\n".join(screen_text(app))
+        words = "\n".join(screen_text(app))
+        assert "Not connected" in words
+        assert f"in force: {ddb.endpoint_url}" in words, "the labels say what is in force"
+        assert app.screen.query_one("#endpoint_url", Input).value == "http://127.0.0.1:1"
         assert not any(m.startswith("Connected to") for m in messages(app))
         await pilot.press("escape")
         await settle(pilot)
@@ -289,3 +292,30 @@ async def test_s_writes_a_report_of_the_query(client, demo_table, tmp_path: Path
     assert "<svg" in text and "<script" not in text
     capacity = app.pager.totals.cost.capacity.total
     assert f"{capacity:g}" in markdown[0].read_text()
+
+
+async def test_sideways_the_keys_stay_and_no_number_is_cut_by_the_edge(
+    client, numbers_table
+) -> None:
+    app = make_app(client, QueryForm(partition_value="p"), table=numbers_table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        grid = app.main_view.grid
+        grid.focus()
+        seen: set[str] = set()
+        for _ in range(len(grid.columns)):
+            shown, _, _ = grid.window()
+            names = [grid.columns[i].label for i in shown]
+            assert names[:2] == ["pk", "sk"], "the keys stay in place"
+            seen.update(names)
+            lines = screen_text(app)
+            row = next(line for line in lines if line.lstrip().startswith("p "))
+            for number in (BIG, "1E125", TINY):
+                column = grid.labels.index({BIG: "big", "1E125": "huge", TINY: "tiny"}[number])
+                if column in shown:
+                    assert number in row, f"{number} whole on screen"
+            digits = [word for word in row.split() if word.strip("-").isdigit()]
+            assert all(word in (BIG, "00", "01", "02") for word in digits), digits
+            await pilot.press("right")
+            await settle(pilot)
+        assert {"big", "huge", "tiny", "note"} <= seen, "every column can be brought in view"

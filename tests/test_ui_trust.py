@@ -147,9 +147,15 @@ async def test_arrows_scroll_the_grid_and_brackets_page(client, demo_table) -> N
         await settle(pilot)
         grid = app.main_view.grid
         grid.focus()
+        shown_before, _, _ = grid.window()
         await pilot.press("right", "right", "right", "right")
         await settle(pilot)
-        assert app.pager.number == 1 and grid.scroll_x > 0
+        shown, left, _ = grid.window()
+        assert app.pager.number == 1 and grid.first > grid.fixed and left
+        assert shown[:2] == [0, 1] and grid.labels[:2] == ["customer", "order_no"]
+        assert shown[2:] != shown_before[2:], "the other columns moved, the keys stayed"
+        header = screen_text(app)[4]
+        assert header.lstrip().startswith("customer  order_no")
         await pilot.press("right_square_bracket")
         await settle(pilot)
         assert app.pager.number == 2
@@ -231,8 +237,10 @@ async def test_switching_order_keeps_what_applies(client, demo_table) -> None:
         await settle(pilot)
         moved = app.screen.read_form()
         assert moved.partition_value == demo.RARE_STATUS, "the filter's key test became the key"
-        assert moved.filter == "" and moved.page_size == "7"
-        assert "left out" in str(app.screen.query_one("#query-note", Label).render())
+        assert moved.filter == "customer = :was_partition" and moved.page_size == "7"
+        assert demo.BIG_CUSTOMER in moved.values, "acme travels as a filter: the same items"
+        note = str(app.screen.query_one("#query-note", Label).render())
+        assert "left out" in note and "is a filter" in note
 
 
 async def test_small_terminal_collapses_the_sidebar_and_keeps_help(client, demo_table) -> None:
@@ -403,6 +411,9 @@ def test_binary_and_sets_render_without_escapes() -> None:
     assert cell({"SS": ["[red]t[/]", "\x1b[1m"]}) == "{␛[1m, [red]t[/]}"
     assert cell({"M": {"a\x1b": {"S": "x"}}}) == "{a␛}"
     assert cell({"N": "12345678901234567890.5"}) == "12345678901234567890.5"
+    assert cell({"N": "10000"}) == "10000", "a short number as DynamoDB wrote it"
+    assert cell({"N": "1" + "0" * 125}) == "1E125", "a long one in its exact shorter form"
+    assert cell({"S": ""}) == '""', "an empty string is a value, not an absent attribute"
 
 
 async def test_mode_scan_and_direction_are_in_view_at_170x48(client, demo_table) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from dynotui.cli.options import connection_options
 from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options, prices_from_args
-from dynotui.core.errors import InputError
+from dynotui.core.errors import InputError, ServiceError
 from dynotui.dynamodb.connection import ConnectionOptions, describe
 from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm
@@ -175,9 +175,22 @@ def run_resume(args: argparse.Namespace) -> int:
             session.close()
     from dynotui.dynamodb import history_entry
     from dynotui.dynamodb.connection import make_client
+    from dynotui.dynamodb.schema import describe_table
 
-    options = history_entry.reopen(entry).connection
+    reopening = history_entry.reopen(entry)
+    options = reopening.connection
     client = make_client(options)
+    # The connection it was read on must answer before the app opens on it (a demo's
+    # endpoint is gone once the demo quits): one line, not an empty screen.
+    spec, statement = reopening.spec, reopening.statement
+    table = spec.table if spec is not None else statement.target()[0] if statement else ""
+    try:
+        describe_table(client, table)
+    except ServiceError as exc:
+        raise ServiceError(
+            f"--resume: {exc}; the query viewed last ({entry.label}) was read there, and a "
+            "demo's endpoint goes with the demo"
+        ) from None
     preload_ui()
     prices = prices_from_args(args)
     return open_app(client, options, None, QueryForm(), history=store, resume=entry, prices=prices)

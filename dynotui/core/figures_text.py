@@ -68,7 +68,10 @@ def swing_text(capacity: CapacityFigures) -> str:
         return "p50 is 0" + (": any page costs more" if capacity.p99 else "")
     words = times(swing)
     if capacity.swings:
-        words += f", past {SWING_RATIO:g}x: a filter doing an index's job?"
+        words += (
+            f", past {SWING_RATIO:g}x: pages cost very different amounts (a filter doing an "
+            "index's job, or items of very different sizes)"
+        )
     return words
 
 

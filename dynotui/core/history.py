@@ -210,7 +210,7 @@ def cost_words(cost: Mapping[str, Any]) -> str:
 
 
 def _amount(value: float) -> str:
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    return f"{value:,.10g}"  # every digit the database reported: 128.5, not 128
 
 
 def _check_int(name: str, value: Any, low: int, high: int) -> int:

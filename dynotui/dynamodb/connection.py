@@ -105,7 +105,7 @@ def in_force(
     env = os.environ if env is None else env
     endpoint = effective_endpoint(options, env)
     if options.endpoint_url:
-        endpoint_from = "--endpoint-url or the connection form"
+        endpoint_from = "this run's own (--endpoint-url, the demo, or the connection form)"
     elif env.get("AWS_ENDPOINT_URL_DYNAMODB"):
         endpoint_from = "AWS_ENDPOINT_URL_DYNAMODB"
     elif env.get("AWS_ENDPOINT_URL"):
@@ -114,7 +114,7 @@ def in_force(
         endpoint_from = "AWS's own for the region"
     region = client.meta.region_name if client is not None else None
     if options.region:
-        region_from = "--region or the connection form"
+        region_from = "this run's own (--region, or the connection form)"
     elif env.get("AWS_REGION"):
         region_from = "AWS_REGION"
     elif env.get("AWS_DEFAULT_REGION"):
@@ -125,7 +125,7 @@ def in_force(
         region_from = "the profile's config"
     profile = options.profile or env.get("AWS_PROFILE") or ""
     profile_from = (
-        "--profile or the connection form"
+        "this run's own (--profile, or the connection form)"
         if options.profile
         else "AWS_PROFILE"
         if env.get("AWS_PROFILE")

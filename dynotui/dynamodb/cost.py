@@ -142,11 +142,11 @@ class DynamoCost:
         if self.capacity is None:
             return [("Capacity", "not reported"), ("", "by this endpoint")]
         lines = [
-            ("Capacity", f"{self.capacity.total:g} RCU"),
-            ("  table", f"{self.capacity.table:g}"),
+            ("Capacity", f"{self.capacity.total:,.10g} RCU"),
+            ("  table", f"{self.capacity.table:,.10g}"),
         ]
         lines += [
-            (f"  {name}", f"{units:g}") for name, units in sorted(self.capacity.indexes.items())
+            (f"  {name}", f"{units:,.10g}") for name, units in sorted(self.capacity.indexes.items())
         ]
         return lines
 

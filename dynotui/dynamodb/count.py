@@ -97,12 +97,12 @@ class CountResult:
         }
 
     def summary(self) -> str:
-        """For the status line: "~11,449 matches, counted 14:02, cost 412 RCU"."""
-        cost = f"{self.capacity.total:g} RCU" if self.capacity else "cost not reported"
+        """For the status line: "11,449 matches, counted 14:02, cost 412 RCU"."""
+        cost = f"{self.capacity.total:,.10g} RCU" if self.capacity else "cost not reported"
         when = self.taken_at.astimezone().strftime("%H:%M")
         if not self.complete:
             return f"≥{self.count:,} matches (partial count, stopped {when}, cost {cost})"
-        return f"~{self.count:,} matches, counted {when}, cost {cost}"
+        return f"{self.count:,} matches, counted {when}, cost {cost}"
 
 
 def _units_per_item(schema: TableSchema, spec: QuerySpec) -> float | None:

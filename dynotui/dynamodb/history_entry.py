@@ -18,6 +18,7 @@ from dynotui.core.pager import Pager
 from dynotui.core.text import visible
 from dynotui.dynamodb.connection import ConnectionOptions
 from dynotui.dynamodb.dynamo_json import from_wire, to_wire
+from dynotui.dynamodb.expressions import substitute
 from dynotui.dynamodb.partiql import PartiQLSource, Statement
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import TableSchema, describe_table
@@ -181,22 +182,23 @@ def _short(text: str) -> str:
 
 
 def spec_label(spec: QuerySpec) -> str:
-    """``orders / by_status · Query status = :s · filter total > :t``, expressions as typed."""
+    """``orders / by_status · Query status = 'RETURNED' · filter total > 500 · fill``: names
+    and values in place, as the query line says them."""
+    values = {}
+    for name, value in spec.values.items():
+        ((kind, inner),) = to_wire({"v": value})["v"].items()
+        values[name] = repr(inner) if kind == "S" else str(inner)
 
-    def typed(field: str, text: str | None) -> str:
-        return spec.typed.get(field, (text, text))[1] or text or ""
+    def resolved(text: str) -> str:
+        return substitute(text, spec.names, values)
 
     where = spec.table + (f" / {spec.index}" if spec.index else "")
-    parts = [where, "Scan" if spec.scan else f"Query {typed('key condition', spec.key_condition)}"]
+    parts = [where, "Scan" if spec.scan else f"Query {resolved(spec.key_condition or '')}"]
     if spec.filter:
-        parts.append(f"filter {typed('filter', spec.filter)}")
-    if spec.values:
-        shown = ", ".join(
-            f"{k}={next(iter(to_wire({'v': v})['v'].values()))}" for k, v in spec.values.items()
-        )
-        parts.append(shown)
+        parts.append(f"filter {resolved(spec.filter)}")
     if not spec.forward and not spec.scan:
         parts.append("descending")
+    parts.append(f"{spec.mode} · {spec.page_size}/page")
     return _short(" · ".join(parts))
 
 

@@ -6,6 +6,7 @@ a terminal, and the form widget only shows fields and errors.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -15,15 +16,17 @@ from dynotui.core.errors import FieldError, InputError
 from dynotui.dynamodb.condition import conjuncts, parse_condition, tested_names
 from dynotui.dynamodb.dynamo_json import from_wire, serialize, to_wire
 from dynotui.dynamodb.expressions import auto_names
-from dynotui.dynamodb.schema import BASE, TableSchema
+from dynotui.dynamodb.schema import BASE, SortOrder, TableSchema
 from dynotui.dynamodb.spec import (
     DEFAULT_MAX_ROUNDS,
     DEFAULT_PAGE_SIZE,
     QuerySpec,
     from_expressions,
     from_key,
+    typed_value,
 )
 
+CARRIED = ":was_partition"  # the placeholder of a partition key condition kept as a filter
 DYNAMODB_TYPES = {"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
 
 
@@ -139,17 +142,35 @@ def build_spec(schema: TableSchema, form: QueryForm) -> QuerySpec:
     return spec
 
 
+def _carried(old: SortOrder, new: SortOrder, form: QueryForm) -> tuple[str, str] | None:
+    """The old order's partition key condition as a filter on the new order, where the
+    new order does not key on that attribute (a filter may not test its keys): (filter
+    text, its values as DynamoDB JSON), or None."""
+    if form.scan or not form.partition_value or old.partition_key == new.partition_key:
+        return None
+    name = old.partition_key.name
+    if name in new.key_names:
+        return None
+    try:
+        value = typed_value(old.partition_key, form.partition_value, "partition key")
+    except InputError:
+        return None
+    return f"{name} = {CARRIED}", json.dumps({CARRIED: to_wire({"v": value})["v"]})
+
+
 def for_order(form: QueryForm, schema: TableSchema, order_name: str) -> tuple[QueryForm, str]:
-    """The form for another order of the same table, and a note on what was not kept.
+    """The form for another order of the same table, and a note on what changed.
 
     What still applies is kept: the partition value when the partition key is the same
     attribute, the filter and its values, the projection, page size, mode and rounds.
-    A Query's filter may not test the new order's key attributes (DynamoDB refuses
-    it); then the filter is dropped, and an ``attribute = value`` condition on the new
-    partition key becomes its partition value.
+    The old partition key's condition, where the new order does not key on it, becomes a
+    filter (the same items, read in another order). A Query's filter may not test the
+    new order's key attributes (DynamoDB refuses it); then the filter is dropped, and an
+    ``attribute = value`` condition on the new partition key becomes its partition value.
     """
     old, new = schema.order(form.order), schema.order(order_name)
     partition = form.partition_value if old.partition_key == new.partition_key else ""
+    carried = _carried(old, new, form)
     changed = QueryForm(
         order=order_name,
         scan=form.scan,
@@ -161,31 +182,52 @@ def for_order(form: QueryForm, schema: TableSchema, order_name: str) -> tuple[Qu
         mode=form.mode,
         max_rounds=form.max_rounds,
     )
-    if form.scan or not form.filter.strip():
-        return changed, ""
-    try:
-        text, names = auto_names(form.filter.strip(), {})
-        values = {k: to_wire({"v": v})["v"] for k, v in parse_values(form.values).items()}
-        tree = parse_condition(text, names, values, "filter")
-    except InputError:
-        return changed, ""
-    tested = tested_names(tree)
-    keys = set(new.key_names)
-    if not tested & keys:
-        return changed, ""
-    for condition in conjuncts(tree):
-        if (
-            condition[0] == "compare"
-            and condition[1] == "="
-            and condition[2] == ["path", [new.partition_key.name]]
-            and condition[3][0] == "value"
-            and not partition
-        ):
-            ((kind, inner),) = condition[3][1].items()
-            if kind == new.partition_key.type and isinstance(inner, str):
-                partition = inner
-    dropped = changed.with_(filter="", values="", partition_value=partition)
-    return dropped, (
-        f"The filter tests {', '.join(sorted(tested & keys))}, a key attribute of "
-        f"'{order_name}', which DynamoDB allows only in the key condition: it was left out."
-    )
+    notes: list[str] = []
+    if not form.scan and form.filter.strip():
+        try:
+            text, names = auto_names(form.filter.strip(), {})
+            typed = {k: to_wire({"v": v})["v"] for k, v in parse_values(form.values).items()}
+            tree = parse_condition(text, names, typed, "filter")
+        except InputError:
+            tree = None
+        tested = tested_names(tree) if tree is not None else set()
+        keys = set(new.key_names)
+        if tree is not None and tested & keys:
+            for condition in conjuncts(tree):
+                if (
+                    condition[0] == "compare"
+                    and condition[1] == "="
+                    and condition[2] == ["path", [new.partition_key.name]]
+                    and condition[3][0] == "value"
+                    and not partition
+                ):
+                    ((kind, inner),) = condition[3][1].items()
+                    if kind == new.partition_key.type and isinstance(inner, str):
+                        partition = inner
+            changed = changed.with_(filter="", values="", partition_value=partition)
+            notes.append(
+                f"The filter tests {', '.join(sorted(tested & keys))}, a key attribute of "
+                f"'{order_name}', which DynamoDB allows only in the key condition: it was left "
+                "out"
+                + (
+                    f" (its {new.partition_key.name} value is the partition value now)."
+                    if partition
+                    else "."
+                )
+            )
+    if carried is not None:
+        condition_text, value_json = carried
+        kept, known = changed.filter.strip(), changed.values.strip()
+        if known.endswith("}") and known[:-1].strip() not in ("{", ""):
+            # The values as typed (their digits kept), with the carried one added.
+            value_json = f"{known[:-1].rstrip()}, {value_json[1:]}"
+        changed = changed.with_(
+            filter=f"({kept}) AND {condition_text}" if kept else condition_text,
+            values=value_json,
+        )
+        said = condition_text.replace(CARRIED, repr(form.partition_value))
+        notes.append(
+            f"The partition key condition {said} of '{old.name}' is a filter on "
+            f"'{order_name}', which does not key on {old.partition_key.name}: the same items."
+        )
+    return changed, " ".join(notes)

@@ -79,13 +79,28 @@ class PgAdvisor:
             found.append(Finding("no-index", text))
         if self.query.where and self.read >= MIN_READ and self.removed / self.read >= WASTE_RATIO:
             tested = self._filter_columns()
+            serving = [
+                o.index
+                for o in self.query.table.orders
+                if o.index and o.columns and o.columns[0].label in tested
+            ]
+            if serving:
+                # The index exists: the order it gives is what reads only the matches.
+                remedy = (
+                    f"the order of index {serving[0]} (o), which leads with "
+                    f"{' or '.join(tested)}, would read only the matching rows"
+                )
+            else:
+                remedy = (
+                    "an index whose leading column is "
+                    f"{' or '.join(tested) if tested else 'what the filter tests'} would read "
+                    "only the matching rows"
+                )
             found.append(
                 Finding(
                     "filter-waste",
                     f"The filter removed {self.removed / self.read:.0%} of {self.read:,} rows read "
-                    f"({self.buffers:,} buffers): an index whose leading column is "
-                    f"{' or '.join(tested) if tested else 'what the filter tests'} would read "
-                    "only the matching rows.",
+                    f"({self.buffers:,} buffers): {remedy}.",
                 )
             )
         last = self.last

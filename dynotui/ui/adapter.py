@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from dynotui.core.errors import InputError
 from dynotui.core.foreign import ForeignReader
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
@@ -72,6 +73,10 @@ class Adapter(Protocol):
 
     def reconnect(self, app: PagerApp) -> None:
         """Change the connection, or open it again; every stack is kept."""
+
+    def refused(self, app: PagerApp, view: PagerView, query: Query, error: InputError) -> None:
+        """A new query's first page was refused as bad input: its form again, holding what
+        was typed, the error beside its field."""
 
     def compare_partner(self, query: Query) -> Query | None:
         """The query the compare view opens beside ``query`` (None: the user picks one)."""

@@ -203,6 +203,9 @@ class PagerApp(App[None]):
         with contextlib.suppress(RuntimeError):  # the app may be gone by then
             self.call_from_thread(notify, self, text, severity="warning", timeout=10)
 
+    def on_pager_view_query_refused(self, message: PagerView.QueryRefused) -> None:
+        self.adapter.refused(self, message.view, message.query, message.error)
+
     def on_pager_view_page_shown(self, message: PagerView.PageShown) -> None:
         state = message.view.state
         if state is None or not self.history.enabled:
@@ -413,8 +416,11 @@ class PagerApp(App[None]):
         for view in self.views:
             view.set_class(strip, "-strip")
         if self.main_screen.is_mounted:
+            narrow = (width if width is not None else self.size.width) < NARROW
             for footer in self.main_screen.query(Footer):
-                footer.compact = (width if width is not None else self.size.width) < NARROW
+                # Narrow: the keys, not the palette hint (ctrl+p still opens it).
+                footer.compact = narrow
+                footer.show_command_palette = not narrow
 
     def action_toggle_sidebar(self) -> None:
         strip = self.active_view.has_class("-strip")

@@ -262,12 +262,29 @@ class DynamoDBAdapter:
                 ),
             )
 
-        shown = tried or self.options
-        app.push_screen(ConnectionScreen(shown, in_force(self._client, shown), why), chosen)
+        app.push_screen(
+            ConnectionScreen(self.options, in_force(self._client, self.options), why, tried),
+            chosen,
+        )
 
     def _table_shown(self, app: PagerApp) -> str | None:
         query = app.main_view.query_shown
         return query.schema.name if isinstance(query, DynamoQuery | PartiQLQuery) else None
+
+    def refused(self, app: PagerApp, view: PagerView, query: Query, error: InputError) -> None:
+        from dynotui.ui.dynamodb.query_screen import QueryScreen
+
+        if not isinstance(query, DynamoQuery | PartiQLQuery):
+            return
+        statement = query.statement if isinstance(query, PartiQLQuery) else None
+        tab = "partiql-tab" if statement is not None else "query-tab"
+
+        def done(again: DynamoDBQuery | None) -> None:
+            if again is not None:
+                view.start(self._with_measurements(again))
+
+        note = f"DynamoDB refused this query: {error_words(error)}"
+        app.push_screen(QueryScreen(query.schema, query.form, note, statement, tab), done)
 
     def compare_partner(self, query: Query) -> Query | None:
         return None  # the user picks the other order (tab, o)

@@ -17,7 +17,7 @@ def cell(value: AttributeValue | None, projected: bool = True) -> str:
         return "" if projected else NOT_PROJECTED
     ((kind, inner),) = value.items()
     if kind == "S":
-        return visible(inner)
+        return visible(inner) if inner else EMPTY_STRING
     if kind == "N":
         return number_text(str(inner))
     if kind == "B":
@@ -39,13 +39,20 @@ def cell(value: AttributeValue | None, projected: bool = True) -> str:
     return visible(str(inner))
 
 
+LONG_NUMBER = 24  # digits up to this many are shown as they are: 10000 stays 10000
+EMPTY_STRING = '""'  # an empty string, which is a value, unlike an absent attribute
+
+
 def number_text(digits: str) -> str:
-    """A DynamoDB number in a cell: its own digits, or, where that is longer, the exact
-    exponent form of the same number (``1E125``, ``-1.5E-20``): never rounded, never cut."""
+    """A DynamoDB number in a cell: its own digits, or, where those run past
+    ``LONG_NUMBER``, the exact exponent form of the same number when it is shorter
+    (``1E125``, ``-1E-20``): never rounded, never cut."""
     try:
         value = Decimal(digits)
     except InvalidOperation:
         return visible(digits)
+    if len(digits) <= LONG_NUMBER:
+        return digits
     sign, numerals, exponent = value.as_tuple()
     if not isinstance(exponent, int) or not any(numerals):
         return digits

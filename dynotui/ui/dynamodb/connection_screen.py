@@ -37,11 +37,21 @@ class ConnectionScreen(ModalScreen[ConnectionOptions | None]):
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel"), Binding("ctrl+s", "apply", "Connect")]
 
-    def __init__(self, options: ConnectionOptions, in_force: InForce, why: str = "") -> None:
+    def __init__(
+        self,
+        options: ConnectionOptions,
+        in_force: InForce,
+        why: str = "",
+        tried: ConnectionOptions | None = None,
+    ) -> None:
+        """``in_force``: the connection in use, field by field, and where each value came
+        from; ``tried``: options that did not connect, to edit again (the labels still say
+        what is in force)."""
         super().__init__()
         self.options = options
         self.in_force = in_force
         self.why = why
+        self.tried = tried
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connection-box", classes="modal-box"):
@@ -56,10 +66,19 @@ class ConnectionScreen(ModalScreen[ConnectionOptions | None]):
                 for name, label in FIELDS:
                     value, source = self.in_force.get(name, ("", ""))
                     yield Label(plain(f"{label} · in force: {value or '(none)'}, from {source}"))
-                    yield Input(value=value, id=name)
+                    yield Input(value=self._typed(name, value), id=name)
                     yield Label("", id=f"{name}-error", classes="field-error")
             yield Button("Connect (ctrl+s)", variant="primary", id="connect")
         yield Footer()
+
+    def _typed(self, name: str, in_force: str) -> str:
+        """What the field holds: what was tried, if something was, else what is in force."""
+        if self.tried is None:
+            return in_force
+        value = getattr(self.tried, name)
+        if value is None:
+            return ""
+        return f"{value:g}" if isinstance(value, float) else str(value)
 
     def on_mount(self) -> None:
         self.query_one("#profile", Input).focus()

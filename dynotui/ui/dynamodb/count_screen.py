@@ -27,7 +27,9 @@ DRIFT = (
 )
 
 
-def forecast_text(forecast: Forecast, scan: bool, before: CountResult | None = None) -> Text:
+def forecast_text(
+    forecast: Forecast, scan: bool, before: CountResult | None = None, filtered: bool = True
+) -> Text:
     """The forecast, and what an earlier count of this query found: a partial count is a
     floor no forecast may fall below."""
     text = Text()
@@ -41,7 +43,7 @@ def forecast_text(forecast: Forecast, scan: bool, before: CountResult | None = N
     text.append(plain_lines(forecast.basis + "\n", style="dim"))
     if before is not None:
         when = before.taken_at.astimezone().strftime("%H:%M:%S")
-        cost = f"{before.capacity.total:g} RCU" if before.capacity else "cost not reported"
+        cost = f"{before.capacity.total:,.10g} RCU" if before.capacity else "cost not reported"
         if before.complete:
             text.append(
                 f"Counted before, at {when}: {before.count:,} matches of {before.scanned:,} "
@@ -56,14 +58,15 @@ def forecast_text(forecast: Forecast, scan: bool, before: CountResult | None = N
     text.append(
         "Select: COUNT reads, and bills, every item the "
         + ("Scan covers" if scan else "key condition covers")
-        + ", 1 MB per call, then applies the filter.\n"
+        + ", 1 MB per call"
+        + (", then applies the filter.\n" if filtered else ".\n")
     )
     return text
 
 
 def progress_text(step: CountProgress) -> Text:
     return Text(
-        f"Count {step.count:,} · scanned {step.scanned:,} · {step.capacity:g} RCU · "
+        f"Count {step.count:,} · scanned {step.scanned:,} · {step.capacity:,.10g} RCU · "
         f"{plural(step.calls, 'call')} · {step.rate:,.0f} items/s · {step.seconds:.1f} s"
     )
 
@@ -77,7 +80,7 @@ def result_text(result: CountResult) -> Text:
             f"Stopped: at least {result.count:,} matches (a partial count)", style="bold yellow"
         )
     when = result.taken_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
-    cost = f"{result.capacity.total:g} RCU" if result.capacity else "not reported"
+    cost = f"{result.capacity.total:,.10g} RCU" if result.capacity else "not reported"
     text.append(
         f"\nTaken {when} · scanned {result.scanned:,} · cost {cost} · "
         f"{plural(result.calls, 'call')} · {result.seconds:.1f} s"
@@ -87,7 +90,7 @@ def result_text(result: CountResult) -> Text:
     forecast = result.forecast
     if forecast.read_units is not None and result.capacity is not None:
         text.append(
-            f"\nForecast {forecast.read_units:,g} RCU, measured {result.capacity.total:g} RCU "
+            f"\nForecast {forecast.read_units:,g} RCU, measured {result.capacity.total:,.10g} RCU "
             f"({result.capacity.total / forecast.read_units:.2f}x)"
         )
     text.append("\n" + DRIFT, style="dim")
@@ -135,7 +138,10 @@ class CountScreen(ModalScreen[CountResult | None]):
         spec = self.count_query.spec
         with Vertical(id="count-box", classes="modal-box"):
             yield Label(
-                plain(f"Count {self.count_query.conditions_text()} on {self.count_query.table}"),
+                plain(
+                    f"Count {self.count_query.conditions_text()} on {self.count_query.table}"
+                    f" · {self.count_query.order_name}"
+                ),
                 classes="modal-title",
             )
             yield Static(forecast_text(self.forecast, spec.scan, self.before), id="count-forecast")

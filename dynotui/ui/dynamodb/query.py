@@ -34,7 +34,16 @@ def _resolved(expression: str, spec: QuerySpec) -> str:
 class DynamoItems:
     """Whole DynamoDB items as text: plain JSON with exact numbers, or DynamoDB JSON."""
 
+    def key_columns(self) -> tuple[str, ...]:
+        return ()
+
+    def _keys_first(self, item: Item) -> Item:
+        keys = [name for name in self.key_columns() if name in item]
+        return {**{name: item[name] for name in keys}, **item}
+
     def item_json(self, item: Item, typed: bool) -> str:
+        """The whole item, its key attributes first (as in the grid), then the rest."""
+        item = self._keys_first(item)
         if typed:
             return json.dumps(to_wire(item), indent=2, ensure_ascii=False)
         return exact_dumps(plain_item(item), indent=2)
@@ -62,7 +71,10 @@ class DynamoQuery(DynamoItems):
 
     @property
     def order_name(self) -> str:
-        return self.order.name
+        """The order read, its direction too: the same index read backwards is another
+        order, and two sides of a compare must be told apart."""
+        backwards = not self.spec.scan and not self.spec.forward
+        return f"{self.order.name} desc" if backwards else self.order.name
 
     @property
     def mode(self) -> str:
@@ -97,7 +109,8 @@ class DynamoQuery(DynamoItems):
             )
         else:
             what = "Query"
-        parts = [f"{what} {self.schema.name} · {order.name} ({order.kind})"]
+        kind = "base table" if order.kind == "table" else order.kind
+        parts = [f"{what} {self.schema.name} · {order.name} ({kind})"]
         if spec.key_condition:
             parts.append(_resolved(spec.key_condition, spec))
         if spec.filter:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from dynotui.core.cursor import CursorError
-from dynotui.core.errors import InputError
+from dynotui.core.errors import FieldError, InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
@@ -204,6 +204,19 @@ class PostgresAdapter:
             lambda _: notify(app, "Connected again; the stacks are kept. R retries a failed move."),
             lambda error: app.fail(error, "Connection"),
         )
+
+    def refused(self, app: PagerApp, view: PagerView, query: Query, error: InputError) -> None:
+        from dynotui.ui.postgres.query_screen import PgQueryScreen
+
+        if not isinstance(query, PostgresQuery):
+            return
+
+        def done(again: PostgresQuery | None) -> None:
+            if again is not None:
+                view.start(again)
+
+        field = error.field if isinstance(error, FieldError) else "where"
+        app.push_screen(PgQueryScreen(query.schema, query, error=(field, str(error))), done)
 
     def compare_partner(self, query: Query) -> Query | None:
         """The same query paged the other way."""

@@ -18,6 +18,7 @@ from dynotui.postgres.sql import Mode, PgQuery, param_text
 from dynotui.ui.query import Clock
 
 NULL = "∅ null"
+EMPTY = "''"  # an empty string, which is a value: not NULL, and not nothing
 
 
 Row = dict[str, str | None]  # a row as PostgreSQL's own text, NULL as None
@@ -127,7 +128,10 @@ class PostgresQuery:
         return self.query.shown_columns
 
     def cells(self, row: Row) -> dict[str, str]:
-        return {name: NULL if value is None else visible(value) for name, value in row.items()}
+        return {
+            name: NULL if value is None else visible(value) if value else EMPTY
+            for name, value in row.items()
+        }
 
     def boundary_text(self, key: Boundary) -> str:
         if key is None:

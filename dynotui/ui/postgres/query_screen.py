@@ -33,11 +33,20 @@ class PgQueryScreen(ModalScreen[PostgresQuery | None]):
         Binding("ctrl+s", "run", "Run query"),
     ]
 
-    def __init__(self, table: PgTable, current: PostgresQuery | None, note: str = "") -> None:
+    def __init__(
+        self,
+        table: PgTable,
+        current: PostgresQuery | None,
+        note: str = "",
+        *,
+        error: tuple[str, str] | None = None,
+    ) -> None:
+        """``error``: (field, why) of a query the server refused, shown at its field."""
         super().__init__()
         self.table = table
         self.current = current
         self.note = note
+        self.error = error
 
     def _initial(self) -> dict[str, str]:
         query = self.current.query if self.current is not None else None
@@ -101,6 +110,13 @@ class PgQueryScreen(ModalScreen[PostgresQuery | None]):
 
     def on_mount(self) -> None:
         self.query_one("#where", Input).focus()
+        if self.error is not None:
+            field, why = self.error
+            known = {name for name, _ in FIELDS} | {"order"}
+            # After the inputs' first Changed events, which clear errors.
+            self.call_after_refresh(
+                self._show, field if field in known else "where", f"PostgreSQL refused it: {why}"
+            )
 
     def _value(self, name: str) -> str:
         return self.query_one(f"#{name}", Input).value.strip()

@@ -38,6 +38,7 @@ def key_label(key: str) -> str:
         "right_square_bracket": "]",
         "escape": "Esc",
         "full_stop": ".",
+        "colon": ":",
     }
     return " / ".join(names.get(k, k) for k in key.split(","))
 

@@ -25,7 +25,7 @@ from dynotui.ui.widgets.safe_text import plain
 class ItemScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q", "dismiss", "Close"),
-        Binding("d", "toggle_format", "Plain / typed JSON"),
+        Binding("d", "toggle_format", "Other format"),
     ]
 
     class TextMade(Message):

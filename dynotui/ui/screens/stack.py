@@ -18,9 +18,10 @@ from dynotui.core.pager import Pager
 from dynotui.ui.query import Boundary
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
+# The figures first and the start key last: at 80 columns a long key would push what
+# each page cost off the screen.
 COLUMNS = (
     "page",
-    "start key (where the page opens)",
     "Count",
     "Scanned",
     "cost",
@@ -28,13 +29,14 @@ COLUMNS = (
     "calls",
     "ended",
     "",
+    "start key (where the page opens)",
 )
 
 
 def _cost_parts(summary: PageSummary[Any]) -> tuple[str, str]:
     cost = summary.cost
     headline = cost.headline
-    total = "not reported" if headline is None else f"{headline:g} {cost.unit}"
+    total = "not reported" if headline is None else f"{headline:,.10g} {cost.unit}"
     detail = ", ".join(f"{label.strip()} {value}".strip() for label, value in cost.fields()[1:])
     return total, detail
 
@@ -51,13 +53,12 @@ def ledger_rows(pager: Pager, boundary_text: Callable[[Boundary], str]) -> list[
             marks.append("cached")
         if summary is None:
             marks.append("not read yet")
-            cells = [str(number), boundary_text(key), "", "", "", "", "", "", ", ".join(marks)]
+            cells = [str(number), "", "", "", "", "", "", ", ".join(marks), boundary_text(key)]
         else:
             total, detail = _cost_parts(summary)
             read = summary.scanned_count
             cells = [
                 str(number),
-                boundary_text(key),
                 f"{summary.count:,}",
                 "not reported" if read is None else f"{read:,}",
                 total,
@@ -65,6 +66,7 @@ def ledger_rows(pager: Pager, boundary_text: Callable[[Boundary], str]) -> list[
                 str(summary.cost.requests),
                 summary.ended_by.words,
                 ", ".join(marks),
+                boundary_text(key),
             ]
         rows.append([plain(c) for c in cells])
     return rows

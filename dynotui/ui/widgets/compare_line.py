@@ -47,7 +47,7 @@ def side_summary(arrow: str, side: Side) -> str:
     assert page is not None
     cost = page.cost
     unit = cost.unit
-    headline = "not reported" if cost.headline is None else f"{cost.headline:g} {unit}"
+    headline = "not reported" if cost.headline is None else f"{cost.headline:,.10g} {unit}"
     per = _per_match(pager)
     per_text = f"{per:.3g} {unit}/match" if per is not None else "no match yet"
     read = page.scanned_count
@@ -102,7 +102,12 @@ def _same_page(a: Page[Any] | None, b: Page[Any] | None) -> str:
     if x is None or y is None:
         return ""
     unit = a.cost.unit
-    ratio = f": {times(y / x)} left's" if x else ""
+    if not x or not y:
+        ratio = ""
+    elif y >= x:
+        ratio = f": {times(y / x)} left's"
+    else:
+        ratio = f": {times(x / y)} fewer than left's"
     text = f"Page {a.number:,}, {unit}: left ({a.mode}) {x:,g}, right ({b.mode}) {y:,g}{ratio}."
     tx, ty = a.cost.server_ms, b.cost.server_ms
     if tx is not None and ty is not None:

@@ -2,9 +2,14 @@
 
 Textual's DataTable renders every cell through Rich (padding, wrapping, cropping) and
 throws its caches away when rows are replaced: 100 ms for a 25-row page, 350 ms for
-500. Here a row is one string, cut to the column widths when it is first drawn, and only the
-lines in view are drawn, each as a single styled segment: a page replaces rows in
-place, and scrolling a 500-row page costs what scrolling a 5-row one does.
+500. Here a row's cells are cut to their column widths when the row is first drawn, and
+only the lines in view are drawn, each as a single styled segment: a page replaces rows
+in place, and scrolling a 500-row page costs what scrolling a 5-row one does.
+
+Sideways, the grid moves a whole column at a time, and the first ``fixed`` columns (the
+keys) stay in place: a cell is either shown whole or not at all, so a number is never
+cut by the edge of the screen into another number. Angle quotes at either edge say that
+columns lie beyond it.
 
 Cells arrive as plain text already made visible (``core.text.visible``): nothing here
 is parsed as markup.
@@ -28,6 +33,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 PADDING = 1  # one space each side of a cell
+MORE_LEFT = "\u2039"  # single left-pointing angle quotation mark
+MORE_RIGHT = "\u203a"  # single right-pointing angle quotation mark
 
 
 @dataclass
@@ -50,19 +57,6 @@ def fit(text: str, width: int) -> str:
     if cell_len(text) <= width:
         return set_cell_size(text, width)
     return set_cell_size(text, max(width - 1, 0)) + "…" if width else ""
-
-
-def _strip(text: str, simple: bool, style: Style, rest: Style, start: int, width: int) -> Strip:
-    """``width`` cells of ``text`` from cell ``start``; beyond its end, blanks in ``rest``.
-    A line of one cell per character is cut by slicing: one Strip, not three."""
-    if not simple:
-        strip = Strip([Segment(text, style)], cell_len(text))
-        return strip.crop_extend(start, start + width, rest)
-    shown = text[start : start + width]
-    if len(shown) == width:
-        return Strip([Segment(shown, style)], width)
-    blank = Segment(" " * (width - len(shown)), rest)
-    return Strip([Segment(shown, style), blank] if shown else [blank], width)
 
 
 class Grid(ScrollView, can_focus=True):
@@ -125,10 +119,12 @@ class Grid(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.columns: list[GridColumn] = []
+        self.fixed = 0  # the first columns, which stay in place sideways (the keys)
+        self.first = 0  # the first of the other columns shown
         self._cells: Sequence[Sequence[str]] = []  # the cells as given
-        self._lines: dict[int, tuple[str, bool]] = {}  # rows drawn so far, as lines
+        self._fitted: dict[int, list[str]] = {}  # rows drawn so far, cut to their widths
         self._styles: tuple[Style, Style, Style, Style] | None = None
-        self._header: tuple[str, bool] | None = None
+        self._header: list[str] | None = None
 
     # -- content ---------------------------------------------------------------------------
 
@@ -140,10 +136,13 @@ class Grid(ScrollView, can_focus=True):
     def labels(self) -> list[str]:
         return [column.label for column in self.columns]
 
-    def set_columns(self, columns: Sequence[GridColumn]) -> None:
-        """New columns; the rows are given again with ``set_rows``, in this order."""
+    def set_columns(self, columns: Sequence[GridColumn], fixed: int = 0) -> None:
+        """New columns, the first ``fixed`` of them kept in place; the rows are given again
+        with ``set_rows``, in this order."""
         self.columns = list(columns)
-        self._lines = {}
+        self.fixed = min(fixed, len(self.columns))
+        self.first = min(max(self.first, self.fixed), max(len(self.columns) - 1, self.fixed))
+        self._fitted = {}
         self._header = None
 
     def set_rows(self, cells: Sequence[Sequence[str]], *, keep_cursor: bool = False) -> None:
@@ -152,8 +151,8 @@ class Grid(ScrollView, can_focus=True):
         page costs what the rows in view cost."""
         drawn = max(len(self._cells), len(cells)) + 1  # the lines whose text changes
         self._cells = cells
-        self._lines = {}
-        self.virtual_size = Size(sum(c.render_width for c in self.columns), len(cells) + 1)
+        self._fitted = {}
+        self.virtual_size = Size(0, len(cells) + 1)  # sideways the grid moves by columns
         if keep_cursor:
             self.cursor_row = min(self.cursor_row, max(len(cells) - 1, 0))
         else:
@@ -162,20 +161,17 @@ class Grid(ScrollView, can_focus=True):
         # Only the lines that held or hold a row: a short page leaves the rest alone.
         self.refresh(Region(0, 0, self.size.width, min(drawn, self.size.height)))
 
-    def _line(self, index: int) -> tuple[str, bool]:
-        """Row ``index`` as one line, and whether it takes one cell per character."""
-        line = self._lines.get(index)
-        if line is None:
-            line = self._lines[index] = self._line_of(self._cells[index])
-        return line
-
-    def _line_of(self, row: Sequence[str]) -> tuple[str, bool]:
-        pad = " " * PADDING
-        text = "".join(
-            pad + fit(row[i] if i < len(row) else "", column.width) + pad
+    def _fit_row(self, row: Sequence[str]) -> list[str]:
+        return [
+            fit(row[i] if i < len(row) else "", column.width)
             for i, column in enumerate(self.columns)
-        )
-        return text, text.isascii() or cell_len(text) == len(text)
+        ]
+
+    def _row(self, index: int) -> list[str]:
+        fitted = self._fitted.get(index)
+        if fitted is None:
+            fitted = self._fitted[index] = self._fit_row(self._cells[index])
+        return fitted
 
     def get_row_at(self, index: int) -> list[str]:
         """The cells of row ``index`` as shown: cut to their column's width."""
@@ -185,6 +181,46 @@ class Grid(ScrollView, can_focus=True):
             text = row[i] if i < len(row) else ""
             shown.append(fit(text, column.width) if cell_len(text) > column.width else text)
         return shown
+
+    # -- which columns are in view ---------------------------------------------------------
+
+    def window(self, width: int | None = None) -> tuple[list[int], bool, bool]:
+        """The columns in view (fixed first), and whether others lie left and right."""
+        width = self.size.width if width is None else width
+        shown = list(range(self.fixed))
+        used = sum(self.columns[i].render_width for i in shown)
+        left = self.first > self.fixed
+        if left:
+            used += 1
+        index, count = self.first, len(self.columns)
+        while index < count:
+            need = self.columns[index].render_width
+            marker = 1 if index < count - 1 else 0  # room for the marker while columns follow
+            if used + need + marker > width:
+                if index == self.first:  # wider than the screen by itself: shown cut
+                    shown.append(index)
+                    index += 1
+                break
+            shown.append(index)
+            used += need
+            index += 1
+        return shown, left, index < count
+
+    def _line(self, cells: Sequence[str], width: int) -> tuple[str, int]:
+        """The line of these cells in view, and its width in cells."""
+        shown, left, right = self.window(width)
+        pad = " " * PADDING
+        fixed = "".join(pad + cells[i] + pad for i in shown if i < self.fixed)
+        rest = "".join(pad + cells[i] + pad for i in shown if i >= self.fixed)
+        text = fixed + (MORE_LEFT if left else "") + rest
+        size = len(text) if text.isascii() else cell_len(text)
+        if right:
+            if size >= width:
+                text = set_cell_size(text, max(width - 1, 0))
+                size = max(width - 1, 0)
+            text = text + " " * (width - size - 1) + MORE_RIGHT
+            size = width
+        return text, size
 
     # -- drawing ---------------------------------------------------------------------------
 
@@ -206,24 +242,29 @@ class Grid(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        scroll_x, scroll_y = self.scroll_offset
+        scroll_y = self.scroll_offset.y
         base, header, cursor, even = self._line_styles()
         if y == 0:
             if self._header is None:
-                self._header = self._line_of([c.label for c in self.columns])
-            text, simple = self._header
-            return _strip(text, simple, header, header, scroll_x, width)
+                self._header = self._fit_row([c.label for c in self.columns])
+            return self._strip(self._header, header, header, width)
         index = scroll_y + y - 1
         if index >= len(self._cells):
             return Strip.blank(width, base)
-        text, simple = self._line(index)
         if index == self.cursor_row:
             style = cursor
         elif index % 2 == 0:
             style = even
         else:
             style = base
-        return _strip(text, simple, style, base, scroll_x, width)
+        return self._strip(self._row(index), style, base, width)
+
+    def _strip(self, cells: Sequence[str], style: Style, rest: Style, width: int) -> Strip:
+        text, size = self._line(cells, width)
+        if size >= width:
+            return Strip([Segment(text, style)], size).crop(0, width)
+        blank = Segment(" " * (width - size), rest)
+        return Strip([Segment(text, style), blank] if text else [blank], width)
 
     def watch_cursor_row(self, old: int, new: int) -> None:
         top = round(self.scroll_offset.y)
@@ -270,16 +311,23 @@ class Grid(ScrollView, can_focus=True):
         self._page(1)
 
     def action_first_row(self) -> None:
+        self.first = self.fixed  # and back to the first columns
+        self.refresh()
         self._move(-len(self._cells))
 
     def action_last_row(self) -> None:
         self._move(len(self._cells))
 
     def action_scroll_left(self) -> None:
-        self.scroll_to(x=max(self.scroll_offset.x - 8, 0), animate=False)
+        if self.first > self.fixed:
+            self.first -= 1
+            self.refresh()
 
     def action_scroll_right(self) -> None:
-        self.scroll_to(x=self.scroll_offset.x + 8, animate=False)
+        _, _, right = self.window()
+        if right and self.first < len(self.columns) - 1:
+            self.first += 1
+            self.refresh()
 
     def action_select(self) -> None:
         if self._cells:

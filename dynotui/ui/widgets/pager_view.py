@@ -83,6 +83,16 @@ class PagerView(Horizontal):
             self.read_id = read_id
             self.outcome = outcome
 
+    class QueryRefused(Message):
+        """A new query's first page was refused as bad input (a filter the server does not
+        accept): the query goes back to its form, with what was typed and why."""
+
+        def __init__(self, view: PagerView, query: Query, error: InputError) -> None:
+            super().__init__()
+            self.view = view
+            self.query = query
+            self.error = error
+
     class PageShown(Message):
         def __init__(self, view: PagerView, page: Page[Any]) -> None:
             super().__init__()
@@ -370,6 +380,18 @@ class PagerView(Horizontal):
             return
         if read.state is self.pending:
             self.pending = None
+            if isinstance(error, InputError):
+                # The user's to fix, in the form: nothing here changed, nothing to retry.
+                notify(
+                    self,
+                    f"{error_words(error)} — nothing was changed; the form is open again.",
+                    title="Query refused",
+                    severity="error",
+                    timeout=10,
+                )
+                self.post_message(self.QueryRefused(self, read.state.query, error))
+                self._show_status()
+                return
         self.failed = (read.state, read.target)
         words = error_words(error)
         self.failure = Failure(read.move.number, words, datetime.now().astimezone())
@@ -486,7 +508,7 @@ class PagerView(Horizontal):
             summary, pager.totals, pager.series(), findings, measures, session, prices
         )
         self.query_one("#cost-strip", TextStatic).show(
-            strip_text(summary, pager.totals, measures, session)
+            strip_text(summary, pager.totals, measures, session, len(findings))
         )
 
     def _failure_text(self) -> Text:
@@ -509,7 +531,8 @@ class PagerView(Horizontal):
             folded = len(self.grid.folded)
             if folded and state.pager.current is not None:
                 text.append(
-                    f" · {folded} empty column{'s' if folded > 1 else ''} folded (f unfolds)",
+                    f" · {folded} empty column{'s' if folded > 1 else ''} folded "
+                    "(f, then e, shows them)",
                     style="dim",
                 )
         else:

@@ -52,8 +52,12 @@ class Results(Grid):
         layout = self.column_layout
         assert layout is not None
         columns, self.folded = self._columns(layout, rows)
-        if [(c.key, c.width) for c in columns] != [(c.key, c.width) for c in self.columns]:
-            self.set_columns(columns)
+        fixed = 0  # the keys at the start stay in place when the grid moves sideways
+        while fixed < len(columns) and columns[fixed].key in layout.key_names:
+            fixed += 1
+        shape = [(c.key, c.width) for c in columns]
+        if shape != [(c.key, c.width) for c in self.columns] or fixed != self.fixed:
+            self.set_columns(columns, fixed)
         self.set_rows([[row.get(column.key, "") for column in columns] for row in rows])
 
     @staticmethod

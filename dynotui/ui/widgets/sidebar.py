@@ -150,6 +150,7 @@ def strip_text(
     totals: Totals[Any],
     measures: Measures | None = None,
     session: SessionFigures | None = None,
+    advice: int = 0,
 ) -> Text:
     """The sidebar in two lines, for narrow terminals: the page, then the query's
     measures and what the session spent."""
@@ -166,11 +167,15 @@ def strip_text(
             style="bold red" if page.waste_ratio > 0.5 else "",
         )
     text.append(f" · {NEXT_PAGE[page.has_next]}")
-    second = [f"query {compact(measures)}"] if measures is not None else []
+    # The session's spend first, so a narrow line keeps it; then the query's measures.
     spent = [u for u in session.by_unit if u.total is not None] if session is not None else []
-    second += [f"session {number(u.total or 0)} {u.unit}" for u in spent]
+    second = [f"session {number(u.total or 0)} {u.unit}" for u in spent]
     if not spent:
         second.append(f"stack {_headline(totals.cost)}")
+    if advice:
+        second.append(f"advisor: {advice} (b)")
+    if measures is not None:
+        second.append(f"query {compact(measures)}")
     text.append("\n" + visible(" · ".join(second)), style="dim")
     return text
 
@@ -211,6 +216,9 @@ class CostSidebar(VerticalScroll):
         data = [p.cost.headline or 0.0 for p in series]
         if spark.data != data:
             spark.data = data
+        # No chart of nothing: a side with no page yet, or an endpoint reporting no cost.
+        spark.display = any(data)
+        self.query_one("#spark-label", TextStatic).display = any(data)
         advice = Text()
         if findings:
             advice.append("Advisor\n", style="bold")
