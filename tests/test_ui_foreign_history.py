@@ -220,3 +220,35 @@ async def test_postgres_boundary_row_opens_there(pg_uri: str, pg_admin: Any) -> 
             assert "unsigned boundary row" in text_of(view.query_one("#query-line", Static))
     finally:
         session.close()
+
+
+def test_resume_on_a_connection_that_is_gone_is_one_line(tmp_path: Path) -> None:
+    """A demo's endpoint goes with the demo: --resume says so in one line, exit 1, and
+    opens no app on a dead connection."""
+    import os
+    import subprocess
+    import sys
+
+    from dynotui.dynamodb.history_entry import query_entry
+    from dynotui.dynamodb.spec import from_expressions
+
+    data = tmp_path / "data"
+    store = HistoryStore(data / "dynotui" / "history.json")
+    spec = from_expressions(
+        demo.TABLE, key_condition="customer = :c", values={":c": {"S": demo.BIG_CUSTOMER}}
+    )
+    dead = ConnectionOptions(endpoint_url="http://127.0.0.1:1", max_attempts=1)
+    store.record_open(query_entry(spec, dead))
+    env = {**os.environ, "XDG_DATA_HOME": str(data), "AWS_ACCESS_KEY_ID": "local"}
+    env["AWS_SECRET_ACCESS_KEY"] = "local"
+    ran = subprocess.run(
+        [sys.executable, "-m", "dynotui", "--resume"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert ran.returncode == 1, ran.stderr
+    assert ran.stderr.count("\n") == 1 and "--resume: cannot reach" in ran.stderr
+    assert "customer = 'acme'" in ran.stderr, "names the query it would have reopened"
