@@ -187,7 +187,8 @@ async def test_every_form_field_is_reachable_at_80x24(client, demo_table) -> Non
     app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert "Help" in screen_text(app)[-1] and "Quit" in screen_text(app)[-1]
+        footer = screen_text(app)[-1]
+        assert all(word in footer for word in ("Help", "Quit", "Compare", "Code")), footer
         await pilot.press("e")
         await settle(pilot)
         screen = app.screen

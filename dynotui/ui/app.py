@@ -415,12 +415,11 @@ class PagerApp(App[None]):
         strip = self.wants_strip(width)
         for view in self.views:
             view.set_class(strip, "-strip")
-        if self.main_screen.is_mounted:
-            narrow = (width if width is not None else self.size.width) < NARROW
-            for footer in self.main_screen.query(Footer):
-                # Narrow: the keys, not the palette hint (ctrl+p still opens it).
-                footer.compact = narrow
-                footer.show_command_palette = not narrow
+        narrow = (width if width is not None else self.size.width) < NARROW
+        for footer in self.main_screen.query(Footer):  # none before the screen is composed
+            # Narrow: the keys, not the palette hint (ctrl+p still opens it).
+            footer.compact = narrow
+            footer.show_command_palette = not narrow
 
     def action_toggle_sidebar(self) -> None:
         strip = self.active_view.has_class("-strip")

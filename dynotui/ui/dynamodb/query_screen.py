@@ -107,7 +107,8 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
         with Vertical(id="query-box", classes="modal-box"):
             yield Label(
                 plain(
-                    f"{self.schema.name} · {order.name} ({order.kind}): partition key "
+                    f"{self.schema.name} · {order.name} "
+                    f"({'base table' if order.kind == 'table' else order.kind}): partition key "
                     f"{order.partition_key}{sort}"
                 ),
                 id="query-title",
