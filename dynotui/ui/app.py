@@ -376,10 +376,12 @@ class PagerApp(App[None]):
 
         def chosen(choice: ColumnChoice | None) -> None:
             if choice is not None:
+                unfolded = layout.fold_empty != choice.fold_empty
                 layout.order[:] = choice.order
                 layout.hidden = set(choice.hidden)
                 layout.fold_empty = choice.fold_empty
-                view.redraw_columns(to_content=choice.fit)
+                # Columns folded or shown again: widths fitted afresh to what was read.
+                view.redraw_columns(to_content=choice.fit or unfolded)
 
         self.push_screen(ColumnsScreen(layout), chosen)
 

@@ -186,7 +186,7 @@ class Grid(ScrollView, can_focus=True):
 
     def window(self, width: int | None = None) -> tuple[list[int], bool, bool]:
         """The columns in view (fixed first), and whether others lie left and right."""
-        width = self.size.width if width is None else width
+        width = self._width() if width is None else width
         shown = list(range(self.fixed))
         used = sum(self.columns[i].render_width for i in shown)
         left = self.first > self.fixed
@@ -240,8 +240,12 @@ class Grid(ScrollView, can_focus=True):
             )
         return self._styles
 
+    def _width(self) -> int:
+        """The cells a line has: the widget's width less a vertical scrollbar's."""
+        return self.scrollable_content_region.width or self.size.width
+
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self._width()
         scroll_y = self.scroll_offset.y
         base, header, cursor, even = self._line_styles()
         if y == 0:
