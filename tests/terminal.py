@@ -62,7 +62,7 @@ class Terminal:
     def text(self) -> str:
         return "\n".join(self.screen.display)
 
-    def wait_for(self, found: Callable[[str], bool], timeout: float = 30) -> str:
+    def wait_for(self, found: Callable[[str], bool], timeout: float = 120) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self.pump()

@@ -9,7 +9,6 @@ app holds no paging logic (the core's ``Pager`` does, one per view).
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from dynotui.core.history import HistoryEntry, HistoryStore
 from dynotui.core.ledger import CountOutcome
 from dynotui.core.page import Cost
 from dynotui.core.pager import Pager, Target
+from dynotui.core.text import visible
 from dynotui.process import heap
 from dynotui.report.files import write_report
 from dynotui.ui import clipboard
@@ -44,7 +44,7 @@ from dynotui.ui.share import Share
 from dynotui.ui.widgets.pager_view import PagerView
 from dynotui.ui.widgets.safe_text import notify, notify_error
 
-NARROW = 120  # below this many columns the sidebar becomes a one-line cost strip
+STRIP_BELOW = 120  # below this many columns the sidebar becomes a two-line cost strip
 T = TypeVar("T")
 
 
@@ -95,7 +95,7 @@ class PagerApp(App[None]):
         return self._main_screen
 
     def on_mount(self) -> None:
-        self.sub_title = self.adapter.label
+        self.sub_title = visible(self.adapter.label)
 
     def _main_screen_ready(self) -> None:
         """The main screen and its views are up: open what the command line asked for."""
@@ -129,7 +129,7 @@ class PagerApp(App[None]):
         return self.active_view.pager
 
     @property
-    def views(self) -> list[PagerView]:
+    def all_views(self) -> list[PagerView]:
         """Every pager, the compare side too, shown or not."""
         return [self.main_screen.main_view, self.main_screen.right_view]
 
@@ -173,7 +173,7 @@ class PagerApp(App[None]):
         )
 
     def set_connection_label(self, label: str) -> None:
-        self.sub_title = label
+        self.sub_title = visible(label)
 
     def spent(self, cost: Cost) -> None:
         """A read outside any stack's pages (passing over a foreign cursor's items):
@@ -196,12 +196,16 @@ class PagerApp(App[None]):
 
     def refresh_costs(self) -> None:
         """The session's figures changed outside a page: every sidebar says so."""
-        for view in self.views:
+        for view in self.all_views:
             view.refresh_costs()
 
     def _history_warning(self, text: str) -> None:
-        with contextlib.suppress(RuntimeError):  # the app may be gone by then
-            self.call_from_thread(notify, self, text, severity="warning", timeout=10)
+        # From the writer's thread: posted, never waited on (quitting may be waiting on
+        # the writer, and a blocking call back would stall both).
+        self.post_message(CallReported(lambda: notify(self, text, severity="warning", timeout=10)))
+
+    def on_pager_view_costs_changed(self, message: PagerView.CostsChanged) -> None:
+        self.refresh_costs()
 
     def on_pager_view_query_refused(self, message: PagerView.QueryRefused) -> None:
         self.adapter.refused(self, message.view, message.query, message.error)
@@ -326,12 +330,17 @@ class PagerApp(App[None]):
         if not pagers:
             notify(self, "No page read yet: a report needs one.", severity="warning")
             return
-        adapter, ledger = self.adapter, self.session.ledger
-        code_page = pagers[0].number
+        # Built here, from the pagers as they are now (pages keep arriving meanwhile);
+        # only the rendering and the files are the thread's.
+        try:
+            report = self.adapter.report(pagers, self.session.ledger, pagers[0].number)
+        except Exception as exc:  # a report that cannot be made is said, never a crash
+            self.fail(exc, "Report")
+            return
         folder, when = self.report_folder, datetime.now()
 
         def write() -> tuple[Path, Path]:
-            return write_report(adapter.report(pagers, ledger, code_page), folder, when)
+            return write_report(report, folder, when)
 
         def written(paths: tuple[Path, Path]) -> None:
             html_path, markdown_path = paths
@@ -377,7 +386,8 @@ class PagerApp(App[None]):
         def chosen(choice: ColumnChoice | None) -> None:
             if choice is not None:
                 unfolded = layout.fold_empty != choice.fold_empty
-                layout.order[:] = choice.order
+                # Columns that came while the picker was open keep their place at the end.
+                layout.order[:] = choice.order + [n for n in layout.order if n not in choice.order]
                 layout.hidden = set(choice.hidden)
                 layout.fold_empty = choice.fold_empty
                 # Columns folded or shown again: widths fitted afresh to what was read.
@@ -398,6 +408,7 @@ class PagerApp(App[None]):
             right.use_client(self.adapter.client("compare"))
         screen.open_compare()
         self._apply_sidebar_mode()
+        self.refresh_costs()  # the right side's session figures are as old as its last page
         if right.state is None and right.pending is None:
             partner = self.adapter.compare_partner(main.state.query)
             if partner is None or not right.start(partner):
@@ -411,13 +422,13 @@ class PagerApp(App[None]):
 
     def wants_strip(self, width: int | None = None) -> bool:
         width = width if width is not None else self.size.width
-        return self.sidebar_mode == "strip" or (self.sidebar_mode is None and width < NARROW)
+        return self.sidebar_mode == "strip" or (self.sidebar_mode is None and width < STRIP_BELOW)
 
     def _apply_sidebar_mode(self, width: int | None = None) -> None:
         strip = self.wants_strip(width)
-        for view in self.views:
+        for view in self.all_views:
             view.set_class(strip, "-strip")
-        narrow = (width if width is not None else self.size.width) < NARROW
+        narrow = (width if width is not None else self.size.width) < STRIP_BELOW
         for footer in self.main_screen.query(Footer):  # none before the screen is composed
             # Narrow: the keys, not the palette hint (ctrl+p still opens it).
             footer.compact = narrow

@@ -39,7 +39,7 @@ class HistoryLog:
         self._marks: weakref.WeakKeyDictionary[Pager, _Mark] = weakref.WeakKeyDictionary()
         self._jobs: queue.Queue[Job] = queue.Queue()
         self._thread: threading.Thread | None = None
-        self._warned = False
+        self._said: set[str] = set()
 
     @property
     def enabled(self) -> bool:
@@ -100,6 +100,7 @@ class HistoryLog:
             try:
                 job()
             except Exception as exc:  # a history that cannot be kept never stops the app
-                if not self._warned:
-                    self._warned = True
-                    self.warn(f"History is not kept: {error_words(exc)}")
+                words = error_words(exc)
+                if words not in self._said:  # each reason once, however many writes fail
+                    self._said.add(words)
+                    self.warn(f"History: this was not kept: {words}")

@@ -10,7 +10,7 @@ are ``Item`` and ``Boundary``, and only the query that made them looks inside.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from dynotui.core.page import Page
 from dynotui.core.source import Source
@@ -18,6 +18,15 @@ from dynotui.core.source import Source
 Item = Any  # the source's own item: only its query reads it
 Boundary = Any  # the source's own start key: only its query reads it
 Clock = Callable[[], float]
+
+
+class CodeTab(NamedTuple):
+    """One language of the code that reproduces a page: its tab's title, the lexer that
+    colours it, the code."""
+
+    title: str
+    lexer: str
+    text: str
 
 
 class Query(Protocol):
@@ -73,7 +82,7 @@ class Query(Protocol):
     def key_json(self, key: Boundary) -> str:
         """A boundary as JSON, to copy."""
 
-    def code(self, page: Page[Any], target: object) -> dict[str, str]:
+    def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         """Code that reproduces ``page`` from its boundary, by language; ``target`` is what
         the adapter's ``code_target`` gives (endpoint, credentials, URI)."""
 

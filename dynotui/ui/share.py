@@ -122,10 +122,12 @@ class Share:
         adapter = self.app.adapter
 
         def opened(pasted: PastedCursor | None) -> None:
-            if pasted is not None:
-                self.app.cursor_accepted()
-                if view.state is state:
-                    adapter.open_pasted(self.app, view, pasted)
+            if pasted is None:
+                return
+            if view.state is not state:
+                notify(self.app, "The cursor was not opened: another query came first.")
+                return
+            adapter.open_pasted(self.app, view, pasted)  # it counts the cursor, once
 
         self.app.push_screen(
             PasteCursorScreen(

@@ -314,6 +314,7 @@ class DynamoDBAdapter:
             return
         query, source = state.query, state.pager.source
         if pasted.foreign is None:
+            app.cursor_accepted()
             view.start(query, pasted.start_key, note=pasted.note, origin="from a signed cursor")
             return
         if not isinstance(source, QuerySource):
@@ -321,8 +322,12 @@ class DynamoDBAdapter:
         start = pasted.foreign
 
         def resolved(found: ResolvedStart) -> None:
+            app.cursor_accepted()
             if found.cost is not None:
                 app.spent(found.cost)  # reading past the items the cursor had shown
+            if view.state is not state:
+                notify(app, "The cursor's page was not opened: another query came first.")
+                return
             view.start(query, found.start_key, note=found.note, origin=FOREIGN_ORIGIN)
 
         def failed(error: BaseException) -> None:
@@ -348,14 +353,19 @@ class DynamoDBAdapter:
         if history_entry.connection_record(self.options) != entry.connection:
             # Read on another connection: that one, as E would make it, then the entry.
             options = reopening.connection
+            spec, statement = reopening.spec, reopening.statement
+            table = spec.table if spec is not None else statement.target()[0] if statement else ""
+
+            def connect() -> Any:
+                client = make_client(options)
+                describe_table(client, table)  # it answers, or the old connection stays
+                return client
 
             def connected(client: Any) -> None:
                 self._reconnected(app, options, client)
                 self._reopen(app, reopening)
 
-            app.call(
-                lambda: make_client(options), connected, lambda error: app.fail(error, "History")
-            )
+            app.call(connect, connected, lambda error: app.fail(error, "History"))
             return
         self._reopen(app, reopening)
 
@@ -396,7 +406,8 @@ class DynamoDBAdapter:
     def _opened(self, app: PagerApp, opened: Opened) -> None:
         """The table (and page 1) opened while the app loaded, as far as it got."""
         view, form = app.main_view, self.form
-        view.end_opening(self.table or "")
+        if self.table and not view.end_opening(self.table):
+            return  # abandoned with Esc while it was read
         if self.opening is not None and self.opening.label and self.opening.label != self._label:
             self._label = self.opening.label  # as the client says
             app.set_connection_label(self._label)
@@ -515,7 +526,11 @@ class DynamoDBAdapter:
         if "mode" in changes:
             # Page boundaries differ between modes: a new stack from where this one began.
             view.start(
-                new, state.pager.start_key_of(1), note=f"{spec.mode} mode: a new cursor stack"
+                new,
+                state.pager.start_key_of(1),
+                note=f"{spec.mode} mode: a new cursor stack",
+                origin=state.origin,
+                page_offset=state.page_offset,
             )
         else:
             order = "descending" if form.descending else "ascending"
@@ -539,7 +554,7 @@ class DynamoDBAdapter:
         self.options = options
         self._label = describe(client, options)
         app.set_connection_label(self._label)
-        for view in app.views:
+        for view in app.all_views:
             if view.client is not None:
                 view.use_client(client)
         notify(

@@ -15,8 +15,8 @@ from dynotui.dynamodb.partiql_codegen import generate_partiql
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.ui.dynamodb.cells import cell
-from dynotui.ui.dynamodb.query import DynamoItems
-from dynotui.ui.query import Clock
+from dynotui.ui.dynamodb.query import CODE_TABS, DynamoItems
+from dynotui.ui.query import Clock, CodeTab
 
 
 @dataclass(frozen=True)
@@ -102,11 +102,12 @@ class PartiQLQuery(DynamoItems):
     def key_json(self, key: str) -> str:
         return json.dumps({"NextToken": key})
 
-    def code(self, page: Page[Any], target: object) -> dict[str, str]:
+    def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         assert isinstance(target, CodeTarget)
         return {
-            language: generate_partiql(
-                language, self.statement, page.start_key, page.number, target
+            language: CodeTab(
+                *CODE_TABS[language],
+                generate_partiql(language, self.statement, page.start_key, page.number, target),
             )
             for language in LANGUAGES
         }

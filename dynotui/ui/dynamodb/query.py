@@ -20,7 +20,7 @@ from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.ui.dynamodb.cells import NOT_PROJECTED, cell, key_text
-from dynotui.ui.query import Clock
+from dynotui.ui.query import Clock, CodeTab
 
 
 def _resolved(expression: str, spec: QuerySpec) -> str:
@@ -29,6 +29,14 @@ def _resolved(expression: str, spec: QuerySpec) -> str:
         ((kind, inner),) = value.items()
         values[name] = repr(inner) if kind == "S" else str(inner)
     return substitute(expression, spec.names, values)
+
+
+# Each language of the generated code: its tab's title and the lexer that colours it.
+CODE_TABS = {
+    "boto3": ("Python (boto3)", "python"),
+    "aws-cli": ("AWS CLI", "bash"),
+    "javascript": ("JavaScript (SDK v3)", "javascript"),
+}
 
 
 class DynamoItems:
@@ -171,15 +179,24 @@ class DynamoQuery(DynamoItems):
 
     # -- code -----------------------------------------------------------------------------
 
-    def code(self, page: Page[Any], target: object) -> dict[str, str]:
+    def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget, generate  # when asked for
 
         assert isinstance(target, CodeTarget)
         calls = page.cost.calls
         first_limit = calls[0].limit if calls and self.spec.mode == "fill" else None
         return {
-            language: generate(
-                language, self.spec, self.schema, page.start_key, page.number, target, first_limit
+            language: CodeTab(
+                *CODE_TABS[language],
+                generate(
+                    language,
+                    self.spec,
+                    self.schema,
+                    page.start_key,
+                    page.number,
+                    target,
+                    first_limit,
+                ),
             )
             for language in LANGUAGES
         }

@@ -73,6 +73,8 @@ class PostgresAdapter:
         """``resume``: a history entry to reopen at once (``dynotui --resume``)."""
         self.connection = connection
         self.resume = resume
+        # Said once, while the connection is open: a closed one has no host to name.
+        self._label = connection.label
         self.options = options
         self.initial_query = query
         self.initial_table = table
@@ -83,7 +85,7 @@ class PostgresAdapter:
 
     @property
     def label(self) -> str:
-        return self.connection.label
+        return self._label
 
     def actions(self) -> Sequence[Action]:
         return ACTIONS
@@ -118,13 +120,7 @@ class PostgresAdapter:
         def listed(tables: list[PgTableRef]) -> None:
             # The value is the identifier that opens exactly that table ("Order Items",
             # "Orders" beside orders); the label is the name as the catalog spells it.
-            choices = [
-                (
-                    ref.identifier,
-                    f"{ref.label} · {'?' if ref.rows is None else f'~{ref.rows:,}'} rows",
-                )
-                for ref in tables
-            ]
+            choices = [(ref.identifier, f"{ref.label} · {_rows(ref.rows)} rows") for ref in tables]
 
             def chosen(name: str | None) -> None:
                 if name:
@@ -198,7 +194,7 @@ class PostgresAdapter:
 
     def reconnect(self, app: PagerApp) -> None:
         connection = self.connection
-        notify(app, f"Reconnecting to {connection.label}…", title="Connection")
+        notify(app, f"Reconnecting to {self._label}…", title="Connection")
         app.call(
             connection.reopen,
             lambda _: notify(app, "Connected again; the stacks are kept. R retries a failed move."),
@@ -249,11 +245,16 @@ class PostgresAdapter:
             return
         query = state.query
         if pasted.foreign is None:
+            app.cursor_accepted()
             view.start(query, pasted.start_key, note=pasted.note, origin="from a signed cursor")
             return
         start, connection = pasted.foreign, self.connection
 
         def read(found: ForeignStart) -> None:
+            app.cursor_accepted()
+            if view.state is not state:
+                notify(app, "The cursor's page was not opened: another query came first.")
+                return
             view.start(query, found.start_key, note=pasted.note, origin=FOREIGN_ORIGIN)
 
         def failed(error: BaseException) -> None:

@@ -122,10 +122,12 @@ class PgCountScreen(ModalScreen[PgCountResult | None]):
         self.query_one("#count-forecast", Static).update(forecast_text(self.estimate))
 
     def action_run(self) -> None:
-        if self.token is not None or self.estimate is None:
+        if self.token is not None:
             return
         token = self.token = CancelToken()
-        connection, query, estimate = self.connection, self.count_query.query, self.estimate
+        connection, query = self.connection, self.count_query.query
+        # count(*) needs no estimate: one that failed (or has not come) is said as such.
+        estimate = self.estimate or PgForecast(None, None, "no estimate: it was not read")
         self.query_one("#count-busy").display = True
         self.query_one("#count-hint", Label).update("Counting… Esc cancels the statement.")
         run_in_background(self, lambda: count(connection, query, estimate, token), Counted)

@@ -15,8 +15,10 @@ from dynotui.postgres.connection import PgSession
 from dynotui.postgres.schema import PgOrder, PgTable
 from dynotui.postgres.source import PgSource
 from dynotui.postgres.sql import Mode, PgQuery, param_text
-from dynotui.ui.query import Clock
+from dynotui.ui.query import Clock, CodeTab
 
+# Each language of the generated code: its tab's title and the lexer that colours it.
+CODE_TABS = {"sql": ("SQL", "sql"), "psycopg": ("Python (psycopg)", "python")}
 NULL = "∅ null"
 EMPTY = "''"  # an empty string, which is a value: not NULL, and not nothing
 
@@ -166,9 +168,12 @@ class PostgresQuery:
 
     # -- code -----------------------------------------------------------------------------
 
-    def code(self, page: Page[Any], target: object) -> dict[str, str]:
+    def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         uri = target if isinstance(target, str) else None
         return {
-            language: generate_pg(language, self.query, page.start_key, page.number, uri)
+            language: CodeTab(
+                *CODE_TABS[language],
+                generate_pg(language, self.query, page.start_key, page.number, uri),
+            )
             for language in LANGUAGES
         }

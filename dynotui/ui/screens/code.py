@@ -1,4 +1,5 @@
-"""The code that reproduces the current page: boto3, AWS CLI, JavaScript; copyable."""
+"""The code that reproduces the current page, a tab for each language its query gives;
+copyable."""
 
 from __future__ import annotations
 
@@ -12,22 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
 
 from dynotui.core.text import visible_lines
+from dynotui.ui.query import CodeTab
 from dynotui.ui.widgets.safe_text import plain
-
-LEXERS = {
-    "boto3": "python",
-    "aws-cli": "bash",
-    "javascript": "javascript",
-    "sql": "sql",
-    "psycopg": "python",
-}
-TITLES = {
-    "boto3": "Python (boto3)",
-    "aws-cli": "AWS CLI",
-    "javascript": "JavaScript (SDK v3)",
-    "sql": "SQL",
-    "psycopg": "Python (psycopg)",
-}
 
 
 class CodeScreen(ModalScreen[None]):
@@ -36,21 +23,25 @@ class CodeScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy this code"),
     ]
 
-    def __init__(self, title: str, code: dict[str, str], copy: Callable[[str, str], None]) -> None:
-        """``copy(text, what)`` puts the code shown on the clipboard and says where."""
+    def __init__(
+        self, title: str, tabs: dict[str, CodeTab], copy: Callable[[str, str], None]
+    ) -> None:
+        """``tabs``: the query's code by language; ``copy(text, what)`` puts the code shown
+        on the clipboard and says where."""
         super().__init__()
         self.code_title = title
-        self.code = code
+        self.tabs = tabs
+        self.code = {language: tab.text for language, tab in tabs.items()}
         self.copy = copy
 
     def compose(self) -> ComposeResult:
         with Vertical(id="code-box", classes="modal-box"):
             yield Label(plain(self.code_title), id="code-title", classes="modal-title")
             with TabbedContent(id="code-tabs"):
-                for language, text in self.code.items():
-                    with TabPane(TITLES[language], id=language), VerticalScroll():
+                for language, tab in self.tabs.items():
+                    with TabPane(tab.title, id=language), VerticalScroll():
                         # The code quotes values from the data: shown with escapes visible.
-                        yield Static(Syntax(visible_lines(text), LEXERS[language], word_wrap=True))
+                        yield Static(Syntax(visible_lines(tab.text), tab.lexer, word_wrap=True))
         yield Footer()
 
     @property
@@ -58,4 +49,4 @@ class CodeScreen(ModalScreen[None]):
         return str(self.query_one(TabbedContent).active)
 
     def action_copy(self) -> None:
-        self.copy(self.code[self.language], TITLES[self.language])
+        self.copy(self.code[self.language], self.tabs[self.language].title)

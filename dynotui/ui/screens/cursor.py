@@ -23,7 +23,7 @@ from dynotui.core.pasted import READABLE, PastedCursor, describe_pasted, open_pa
 from dynotui.ui.query import Boundary
 from dynotui.ui.widgets.safe_text import plain_lines
 
-PLACEHOLDER = "a dynotui token, a start key as JSON (or base64 of it), an AWS CLI NextToken"
+PLACEHOLDER = "a dynotui token, or a cursor from elsewhere: a start key as JSON or base64, …"
 
 
 class PasteCursorScreen(ModalScreen[PastedCursor | None]):

@@ -41,8 +41,10 @@ class HistoryScreen(ModalScreen[HistoryEntry | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="history-box", classes="modal-box"):
             yield Label(
-                f"History ({self.store.path}): Enter reopens a query at the page it was left "
-                "on, re-read from its stored start key.",
+                plain_lines(
+                    f"History ({self.store.path}): Enter reopens a query at the page it was "
+                    "left on, re-read from its stored start key."
+                ),
                 id="history-title",
                 classes="modal-title",
             )

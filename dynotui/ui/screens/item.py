@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, TextArea
 
-from dynotui.core.text import safe_json_text
+from dynotui.core.text import safe_json_text, visible_lines
 from dynotui.ui.background import Done, Outcome, run_in_background
 from dynotui.ui.query import Item, Query
 from dynotui.ui.widgets.safe_text import plain
@@ -82,7 +82,7 @@ class ItemScreen(ModalScreen[None]):
         if isinstance(outcome, Done):
             self._made[message.typed] = outcome.value
         else:
-            self._made[message.typed] = f"Cannot show this item: {outcome.error}"
+            self._made[message.typed] = visible_lines(f"Cannot show this item: {outcome.error}")
         if message.typed == self.typed:
             self._show(message.typed)
 

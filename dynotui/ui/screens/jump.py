@@ -39,7 +39,7 @@ class JumpScreen(ModalScreen[int | None]):
         text = event.value.strip().replace(",", "").replace("_", "")
         if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE:
             self.query_one("#jump-error", Label).update(
-                f"a page number, 1 to {MAX_PAGE:,}, got {event.value!r}"
+                plain_lines(f"a page number, 1 to {MAX_PAGE:,}, got {event.value!r}")
             )
             return
         self.dismiss(int(text))

@@ -23,7 +23,7 @@ from dynotui.ui.session import Session
 from dynotui.ui.widgets.compare_line import CompareLine
 from dynotui.ui.widgets.pager_view import PagerView
 
-NARROW = 120  # below this many columns the two sides stack vertically
+STACK_BELOW = 120  # below this many columns the two sides stack vertically
 TWO_ROWS = 35  # below this many lines, stacked sides would show too few rows: one at a time
 COMPARE_KEYS = {"switch_side", "both", "jump_both"}
 
@@ -44,7 +44,6 @@ class MainScreen(Screen[None]):
         """``ready`` is called once the screen and its views are mounted."""
         super().__init__()
         self.session = session
-        self.client = client
         self.ready = ready
         self.comparing = False
         self.active_id = "main-view"
@@ -114,7 +113,7 @@ class MainScreen(Screen[None]):
     def _layout(self, width: int | None = None, height: int | None = None) -> None:
         width = width if width is not None else self.size.width
         height = height if height is not None else self.size.height
-        narrow = width < NARROW
+        narrow = width < STACK_BELOW
         single = self.comparing and narrow and height < TWO_ROWS
         self.set_class(narrow, "-stacked")
         self.set_class(single, "-single")

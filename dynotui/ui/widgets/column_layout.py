@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
+
 CAP = 40  # the widest a column starts
 FREE_TEXT = 28  # a column whose content is wider than this is free text, narrowed first
 NARROW = 14  # how narrow free text may be made to let others fit
@@ -64,7 +66,8 @@ class ColumnLayout:
         new: dict[str, int] = {name: 0 for name in extra if name not in self.seen}
         for row in rows:
             for name, text in row.items():
-                width = len(text)
+                # Cells, not characters: a CJK character takes two.
+                width = len(text) if text.isascii() else cell_len(text)
                 if width > self.exact.get(name, 0) and NUMBER.fullmatch(text):
                     self.exact[name] = width
                 if name in self.seen:

@@ -30,9 +30,11 @@ def _per_match(pager: Pager) -> float | None:
 
 
 def _matches(pager: Pager) -> str:
-    count = pager.totals.count
-    complete = not pager.can_advance and pager.start_key_of(1) is None
-    return f"all {count:,} matches" if complete else f"{count:,} matches so far"
+    """Matches over the pages read, each page once (its latest read): re-reads billed
+    again, but they are the same items."""
+    latest = pager.latest_reads()
+    count = latest.matched if latest is not None else 0
+    return f"all {count:,} matches" if pager.read_whole_result else f"{count:,} matches so far"
 
 
 def _name(query: Query) -> str:

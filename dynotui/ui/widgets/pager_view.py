@@ -93,6 +93,9 @@ class PagerView(Horizontal):
             self.query = query
             self.error = error
 
+    class CostsChanged(Message):
+        """Spent outside a page shown (an abandoned read): every sidebar's session figures."""
+
     class PageShown(Message):
         def __init__(self, view: PagerView, page: Page[Any]) -> None:
             super().__init__()
@@ -173,6 +176,7 @@ class PagerView(Horizontal):
         except InputError as exc:
             notify(self, str(exc), title="Query", severity="error")
             return False
+        self._end_quiet()  # what is on screen is the current page until the new one comes
         pager = Pager(source, start_key=start_key, ledger=self.session.ledger)
         self.pending = ViewState(query, pager, note, origin, page_offset)
         self.target = None
@@ -207,16 +211,18 @@ class PagerView(Horizontal):
             self.target = (self.target or read.move.number) + 1
             self._show_status()
             return
-        self.target = None
-        self._cancel_read()
-        self._end_quiet()
         try:
             move = state.pager.plan(target, fresh=fresh)
-        except InputError as exc:
+        except InputError as exc:  # an impossible move changes nothing, a read included
             notify(self, str(exc), severity="warning")
             self._show_status()
             return
-        self.pending = None  # moving in the current query abandons a pending one
+        self.target = None
+        self._cancel_read()
+        self._end_quiet()
+        if self.pending is not None:
+            self.pending = None  # moving in the current query abandons a pending one
+            notify(self, "The new query was dropped: a move in the one shown came after it.")
         if move.cached is not None:
             self._accept(state, move.cached)
             return
@@ -260,7 +266,8 @@ class PagerView(Horizontal):
     def end_opening(self, name: str) -> bool:
         """True if that table is still wanted (not abandoned with Esc since)."""
         wanted = self.opening is not None and self.opening[0] == name
-        self.opening = None
+        if wanted:  # another table asked for since stays asked for
+            self.opening = None
         if self._read is None:
             self._stop_ticker()
         self._show_status()
@@ -344,6 +351,7 @@ class PagerView(Horizontal):
         state.pager.abandon(cost)
         if state is self.state:
             self._draw_costs(state)
+        self.post_message(self.CostsChanged())
 
     @on(ReadReported)
     def _read_reported(self, message: ReadReported) -> None:

@@ -24,8 +24,10 @@ class Results(Grid):
         self.folded: list[str] = []  # the columns folded on the page shown
 
     def forget_columns(self) -> None:
-        """Another table or other keys: the next items size the columns afresh."""
+        """Another table or other keys: the next items size the columns afresh, from the
+        first column."""
         self.column_layout = None
+        self.first = 0
 
     def show_items(self, query: Query, items: Sequence[Item], fallback_width: int) -> None:
         rows = [query.cells(item) for item in items]
@@ -46,19 +48,20 @@ class Results(Grid):
         if self.column_layout is None:
             return
         self.column_layout.fit(self._available(fallback_width), to_content=to_content)
-        self._show([query.cells(item) for item in items])
+        self._show([query.cells(item) for item in items], keep_cursor=True)
 
-    def _show(self, rows: list[dict[str, str]]) -> None:
+    def _show(self, rows: list[dict[str, str]], keep_cursor: bool = False) -> None:
         layout = self.column_layout
         assert layout is not None
         columns, self.folded = self._columns(layout, rows)
         fixed = 0  # the keys at the start stay in place when the grid moves sideways
         while fixed < len(columns) and columns[fixed].key in layout.key_names:
             fixed += 1
-        shape = [(c.key, c.width) for c in columns]
-        if shape != [(c.key, c.width) for c in self.columns] or fixed != self.fixed:
+        shape = [(c.key, c.label, c.width) for c in columns]
+        if shape != [(c.key, c.label, c.width) for c in self.columns] or fixed != self.fixed:
             self.set_columns(columns, fixed)
-        self.set_rows([[row.get(column.key, "") for column in columns] for row in rows])
+        cells = [[row.get(column.key, "") for column in columns] for row in rows]
+        self.set_rows(cells, keep_cursor=keep_cursor)
 
     @staticmethod
     def _columns(
