@@ -234,3 +234,36 @@ def test_the_label_before_the_client_says_what_the_client_will(monkeypatch: Any)
         ConnectionOptions(endpoint_url="http://127.0.0.1:9", region="eu-west-1"),
     ):
         assert provisional_label(options) == describe(make_client(options), options)
+
+
+@pytest.mark.parametrize("read_before_mount", [True, False], ids=["read-first", "racing"])
+async def test_the_app_shows_page_one_however_early_the_opening_finished(
+    ddb: Any, client: Any, demo_table: str, read_before_mount: bool
+) -> None:
+    # Page 1 read before the app mounted is shown as one still read after it is: the
+    # terminal only sees whichever a busy machine makes happen.
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
+    from dynotui.ui.testing import settle
+
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    form = QueryForm(partition_value="acme", page_size="7")
+    opening = Opening(options, demo_table, form, fork=False).start()
+    if read_before_mount:
+        assert opening.done.wait(60)
+    adapter = DynamoDBAdapter(
+        opening.client, options, label="tests", table=demo_table, form=form, opening=opening
+    )
+    app = PagerApp(adapter)
+    truth = plain_pages(client, demo_table, 7, 1)[0]
+    try:
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(pilot)
+            assert opening.done.wait(60)
+            deadline = time.monotonic() + 60
+            while app.pager is None and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            assert app.pager is not None and app.pager.number == 1
+            assert app.pager.current is not None and app.pager.current.items == truth
+    finally:
+        opening.close()

@@ -113,10 +113,11 @@ class DynamoDBAdapter:
             return
         opening = self.opening
         if opening is not None:
+            # Begun even when already read, so the end below finds it still wanted.
+            app.main_view.begin_opening(self.table or "")
             if opening.done.is_set():
                 self._opened(app, opening.opened)
             else:
-                app.main_view.begin_opening(self.table or "")
                 app.call(
                     lambda: opening.done.wait() and opening.opened,
                     lambda opened: self._opened(app, opened or Opened()),
@@ -406,7 +407,7 @@ class DynamoDBAdapter:
     def _opened(self, app: PagerApp, opened: Opened) -> None:
         """The table (and page 1) opened while the app loaded, as far as it got."""
         view, form = app.main_view, self.form
-        if self.table and not view.end_opening(self.table):
+        if not view.end_opening(self.table or ""):
             return  # abandoned with Esc while it was read
         if self.opening is not None and self.opening.label and self.opening.label != self._label:
             self._label = self.opening.label  # as the client says
