@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import math
 import os
@@ -176,7 +175,6 @@ def test_every_other_spelling_of_a_token_is_refused() -> None:
     """Each one-character change of a valid token fails: no base64 sibling verifies."""
     signer = CursorSigner(SECRET)
     token = signer.sign(KEY, SCOPE)
-    accepted = set()
     for position, original in enumerate(token):
         if original == ".":
             continue
@@ -184,10 +182,8 @@ def test_every_other_spelling_of_a_token_is_refused() -> None:
             if replacement == original:
                 continue
             changed = token[:position] + replacement + token[position + 1 :]
-            with contextlib.suppress(CursorError):
+            with pytest.raises(CursorError):
                 signer.verify(changed, SCOPE)
-                accepted.add(changed)
-    assert accepted == set()
 
 
 @pytest.mark.parametrize("extra", ["\u00a0", "\u2028", "\u200b", "\ufeff", "="])
