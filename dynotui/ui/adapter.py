@@ -15,25 +15,37 @@ waits on them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from dynotui.core.errors import InputError
-from dynotui.core.foreign import ForeignReader
+from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
+from dynotui.core.page import Cost
 from dynotui.core.pager import Pager
-from dynotui.core.pasted import PastedCursor
 from dynotui.report.model import Report
 from dynotui.ui.actions import Action
-from dynotui.ui.query import Query
+from dynotui.ui.query import Boundary, Query
 
 if TYPE_CHECKING:
     from dynotui.ui.app import PagerApp
     from dynotui.ui.widgets.pager_view import PagerView
 
 Side = Literal["main", "compare"]
+
+
+@dataclass(frozen=True)
+class CursorStart:
+    """Where a foreign cursor opens once its database has read it: page 1's start key,
+    what to say of it, and what reading there cost (None: nothing was read)."""
+
+    start_key: Boundary
+    note: str
+    origin: str
+    cost: Cost | None = None
 
 
 class Adapter(Protocol):
@@ -94,9 +106,12 @@ class Adapter(Protocol):
         """How this database reads a foreign cursor for ``view``'s query (None: the query
         resumes only from dynotui's signed tokens)."""
 
-    def open_pasted(self, app: PagerApp, view: PagerView, pasted: PastedCursor) -> None:
-        """Open a pasted cursor, verified or checked, as a new stack of ``view``'s query (a
-        foreign one may need a read first: the AWS CLI's position past its key)."""
+    def foreign_start(
+        self, view: PagerView, start: ForeignStart, note: str
+    ) -> Callable[[], CursorStart] | None:
+        """The read (run off the UI thread) that turns a checked foreign cursor for
+        ``view``'s query into where page 1 starts: the AWS CLI's position past its key,
+        a boundary as the server reads it. None: the query takes no foreign cursor."""
 
     def history_query(self, query: Query) -> HistoryQuery | None:
         """What history keeps of a query just opened (None: nothing is kept of it)."""

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from dynotui.core.cursor import CursorSigner
+from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError
 from dynotui.core.pasted import PastedCursor
 from dynotui.ui import clipboard
+from dynotui.ui.adapter import CursorStart
 from dynotui.ui.query import Boundary
 from dynotui.ui.widgets.safe_text import notify
 
@@ -127,7 +128,7 @@ class Share:
             if view.state is not state:
                 notify(self.app, "The cursor was not opened: another query came first.")
                 return
-            adapter.open_pasted(self.app, view, pasted)  # it counts the cursor, once
+            self._open_pasted(view, pasted)
 
         self.app.push_screen(
             PasteCursorScreen(
@@ -139,6 +140,38 @@ class Share:
             ),
             opened,
         )
+
+    def _open_pasted(self, view: PagerView, pasted: PastedCursor) -> None:
+        """A pasted cursor, verified or checked, as a new stack of ``view``'s query; a
+        foreign one is read by its database first. It is counted once, either way."""
+        app, state = self.app, view.state
+        if state is None:
+            return
+        if pasted.foreign is None:
+            app.cursor_accepted()
+            view.start(
+                state.query, pasted.start_key, note=pasted.note, origin="from a signed cursor"
+            )
+            return
+        read = app.adapter.foreign_start(view, pasted.foreign, pasted.note)
+        if read is None:
+            return  # nothing foreign is offered to a query that takes none
+
+        def resolved(found: CursorStart) -> None:
+            app.cursor_accepted()
+            if found.cost is not None:
+                app.spent(found.cost)  # billed like any read, whatever happens next
+            if view.state is not state:
+                notify(app, "The cursor's page was not opened: another query came first.")
+                return
+            view.start(state.query, found.start_key, note=found.note, origin=found.origin)
+
+        def failed(error: BaseException) -> None:
+            if isinstance(error, CursorError):
+                app.cursor_refused(error)
+            app.fail(error, "Cursor")
+
+        app.call(read, resolved, failed)
 
     def inspect_cursor(self, view: PagerView) -> None:
         from dynotui.ui.screens.cursor import InspectCursorScreen

@@ -9,22 +9,20 @@ changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from dynotui.core.cursor import CursorError
 from dynotui.core.errors import InputError, error_words
-from dynotui.core.foreign import ForeignReader
+from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
-from dynotui.core.pasted import PastedCursor
 from dynotui.dynamodb import history_entry
 from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions, describe, in_force, make_client
 from dynotui.dynamodb.foreign import foreign_reader
-from dynotui.dynamodb.foreign_skip import ResolvedStart, resolve_start
+from dynotui.dynamodb.foreign_skip import resolve_start
 from dynotui.dynamodb.opening import Opened, Opening
 from dynotui.dynamodb.pricing import read_prices
 from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
@@ -33,7 +31,7 @@ from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
-from dynotui.ui.adapter import Side
+from dynotui.ui.adapter import CursorStart, Side
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.query import Query
@@ -309,34 +307,19 @@ class DynamoDBAdapter:
         state = view.state
         return foreign_reader(state.pager.source) if state is not None else None
 
-    def open_pasted(self, app: PagerApp, view: PagerView, pasted: PastedCursor) -> None:
+    def foreign_start(
+        self, view: PagerView, start: ForeignStart, note: str
+    ) -> Callable[[], CursorStart] | None:
         state = view.state
-        if state is None:
-            return
-        query, source = state.query, state.pager.source
-        if pasted.foreign is None:
-            app.cursor_accepted()
-            view.start(query, pasted.start_key, note=pasted.note, origin="from a signed cursor")
-            return
+        source = state.pager.source if state is not None else None
         if not isinstance(source, QuerySource):
-            return  # a PartiQL read has no foreign reader: nothing foreign gets here
-        start = pasted.foreign
+            return None  # a PartiQL read resumes only from dynotui's signed tokens
 
-        def resolved(found: ResolvedStart) -> None:
-            app.cursor_accepted()
-            if found.cost is not None:
-                app.spent(found.cost)  # reading past the items the cursor had shown
-            if view.state is not state:
-                notify(app, "The cursor's page was not opened: another query came first.")
-                return
-            view.start(query, found.start_key, note=found.note, origin=FOREIGN_ORIGIN)
+        def read() -> CursorStart:
+            found = resolve_start(source, start)  # past the items the cursor had shown
+            return CursorStart(found.start_key, found.note, FOREIGN_ORIGIN, found.cost)
 
-        def failed(error: BaseException) -> None:
-            if isinstance(error, CursorError):
-                app.cursor_refused(error)
-            app.fail(error, "Cursor")
-
-        app.call(lambda: resolve_start(source, start), resolved, failed)
+        return read
 
     def history_query(self, query: Query) -> HistoryQuery | None:
         if isinstance(query, DynamoQuery):

@@ -6,17 +6,15 @@ reconnecting, and OFFSET beside keyset in the compare view on a connection of it
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from dynotui.core.cursor import CursorError
 from dynotui.core.errors import FieldError, InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
-from dynotui.core.pasted import PastedCursor
 from dynotui.postgres import history_entry
 from dynotui.postgres.connection import PgOptions, PgSession, redacted
 from dynotui.postgres.foreign import foreign_reader, server_text
@@ -25,7 +23,7 @@ from dynotui.postgres.source import PgSource
 from dynotui.postgres.sql import PgQuery
 from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded
-from dynotui.ui.adapter import Side
+from dynotui.ui.adapter import CursorStart, Side
 from dynotui.ui.postgres.query import PostgresQuery
 from dynotui.ui.query import Query
 from dynotui.ui.widgets.safe_text import notify
@@ -239,30 +237,19 @@ class PostgresAdapter:
             return None
         return foreign_reader(state.pager.source)
 
-    def open_pasted(self, app: PagerApp, view: PagerView, pasted: PastedCursor) -> None:
+    def foreign_start(
+        self, view: PagerView, start: ForeignStart, note: str
+    ) -> Callable[[], CursorStart] | None:
         state = view.state
         if state is None or not isinstance(state.query, PostgresQuery):
-            return
-        query = state.query
-        if pasted.foreign is None:
-            app.cursor_accepted()
-            view.start(query, pasted.start_key, note=pasted.note, origin="from a signed cursor")
-            return
-        start, connection = pasted.foreign, self.connection
+            return None
+        query, connection = state.query.query, self.connection
 
-        def read(found: ForeignStart) -> None:
-            app.cursor_accepted()
-            if view.state is not state:
-                notify(app, "The cursor's page was not opened: another query came first.")
-                return
-            view.start(query, found.start_key, note=pasted.note, origin=FOREIGN_ORIGIN)
+        def read() -> CursorStart:
+            found = server_text(connection, query, start)  # as the server reads each value
+            return CursorStart(found.start_key, note, FOREIGN_ORIGIN)
 
-        def failed(error: BaseException) -> None:
-            if isinstance(error, CursorError):
-                app.cursor_refused(error)
-            app.fail(error, "Cursor")
-
-        app.call(lambda: server_text(connection, query.query, start), read, failed)
+        return read
 
     def history_query(self, query: Query) -> HistoryQuery | None:
         if isinstance(query, PostgresQuery):
