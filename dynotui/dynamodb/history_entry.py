@@ -13,7 +13,13 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from dynotui.core.errors import InputError
-from dynotui.core.history import HistoryEntry, HistoryError, HistoryQuery
+from dynotui.core.history import (
+    HistoryEntry,
+    HistoryError,
+    HistoryQuery,
+    original_page,
+    reopened_note,
+)
 from dynotui.core.pager import Pager
 from dynotui.core.text import visible
 from dynotui.dynamodb.connection import ConnectionOptions
@@ -235,16 +241,11 @@ class DynamoReopening:
 
     def page_number(self, number: int) -> int:
         """The original page number of page ``number`` of the reopened stack."""
-        return max(self.page, 1) - 1 + number
+        return original_page(self.page, number)
 
     @property
     def note(self) -> str:
-        if self.page <= 1:
-            return "Reopened from history at page 1."
-        return (
-            f"Reopened from history at page {self.page}: re-read from its stored start key "
-            f"(page 1 of this stack is page {self.page} then; the data may have changed since)."
-        )
+        return reopened_note(self.page, "start key", "the data may have changed")
 
 
 def reopen(entry: HistoryEntry) -> DynamoReopening:

@@ -12,7 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dynotui.core.history import HistoryEntry, HistoryError, HistoryQuery
+from dynotui.core.history import (
+    HistoryEntry,
+    HistoryError,
+    HistoryQuery,
+    original_page,
+    reopened_note,
+)
 from dynotui.core.pager import Pager
 from dynotui.core.text import visible
 from dynotui.postgres.schema import describe_table
@@ -83,16 +89,12 @@ class PgReopening:
     page: int
 
     def page_number(self, number: int) -> int:
-        return max(self.page, 1) - 1 + number
+        """The original page number of page ``number`` of the reopened stack."""
+        return original_page(self.page, number)
 
     @property
     def note(self) -> str:
-        if self.page <= 1:
-            return "Reopened from history at page 1."
-        return (
-            f"Reopened from history at page {self.page}: re-read from its stored boundary "
-            f"(page 1 of this stack is page {self.page} then; rows may have changed since)."
-        )
+        return reopened_note(self.page, "boundary", "rows may have changed")
 
 
 def _field(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:

@@ -327,7 +327,18 @@ WHERE a.attrelid = %(oid)s AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attnum
 """
 
-INDEXES_SQL = """
+# The operator class's own operator for a b-tree strategy (1 less, 3 equal, 5 greater),
+# schema-qualified: what every comparison of a boundary uses, never a bare "<".
+_STRATEGY_OPERATOR_SQL = """(SELECT pg_catalog.format('OPERATOR(%%I.%%s)', o.nspname, o.oprname)
+        FROM pg_catalog.pg_amop ao
+        JOIN LATERAL (SELECT op.oprname, opn.nspname FROM pg_catalog.pg_operator op
+                      JOIN pg_catalog.pg_namespace opn ON opn.oid = op.oprnamespace
+                      WHERE op.oid = ao.amopopr) AS o ON true
+        WHERE ao.amopfamily = oc.opcfamily AND ao.amoplefttype = oc.opcintype
+          AND ao.amoprighttype = oc.opcintype AND ao.amopstrategy = {strategy}
+          AND ao.amoppurpose = 's')"""
+
+INDEXES_SQL = f"""
 SELECT c.relname, i.indisunique, i.indisprimary, i.indexprs IS NOT NULL,
        pg_catalog.pg_get_indexdef(i.indexrelid, k.n + 1, true),
        i.indoption[k.n], i.indkey[k.n],
@@ -341,30 +352,9 @@ SELECT c.relname, i.indisunique, i.indisprimary, i.indexprs IS NOT NULL,
        ),
        co.collname,
        oc.opcname, oc.opcdefault,
-       (SELECT pg_catalog.format('OPERATOR(%%I.%%s)', o.nspname, o.oprname)
-        FROM pg_catalog.pg_amop ao
-        JOIN LATERAL (SELECT op.oprname, opn.nspname FROM pg_catalog.pg_operator op
-                      JOIN pg_catalog.pg_namespace opn ON opn.oid = op.oprnamespace
-                      WHERE op.oid = ao.amopopr) AS o ON true
-        WHERE ao.amopfamily = oc.opcfamily AND ao.amoplefttype = oc.opcintype
-          AND ao.amoprighttype = oc.opcintype AND ao.amopstrategy = 1
-          AND ao.amoppurpose = 's'),
-       (SELECT pg_catalog.format('OPERATOR(%%I.%%s)', o.nspname, o.oprname)
-        FROM pg_catalog.pg_amop ao
-        JOIN LATERAL (SELECT op.oprname, opn.nspname FROM pg_catalog.pg_operator op
-                      JOIN pg_catalog.pg_namespace opn ON opn.oid = op.oprnamespace
-                      WHERE op.oid = ao.amopopr) AS o ON true
-        WHERE ao.amopfamily = oc.opcfamily AND ao.amoplefttype = oc.opcintype
-          AND ao.amoprighttype = oc.opcintype AND ao.amopstrategy = 3
-          AND ao.amoppurpose = 's'),
-       (SELECT pg_catalog.format('OPERATOR(%%I.%%s)', o.nspname, o.oprname)
-        FROM pg_catalog.pg_amop ao
-        JOIN LATERAL (SELECT op.oprname, opn.nspname FROM pg_catalog.pg_operator op
-                      JOIN pg_catalog.pg_namespace opn ON opn.oid = op.oprnamespace
-                      WHERE op.oid = ao.amopopr) AS o ON true
-        WHERE ao.amopfamily = oc.opcfamily AND ao.amoplefttype = oc.opcintype
-          AND ao.amoprighttype = oc.opcintype AND ao.amopstrategy = 5
-          AND ao.amoppurpose = 's'),
+       {_STRATEGY_OPERATOR_SQL.format(strategy=1)},
+       {_STRATEGY_OPERATOR_SQL.format(strategy=3)},
+       {_STRATEGY_OPERATOR_SQL.format(strategy=5)},
        ta.attname
 FROM pg_catalog.pg_index i
 JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
