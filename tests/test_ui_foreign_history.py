@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input, Label, Static
-from uihelpers import Recorder, dynamodb_app, text_of
+from uihelpers import Recorder, dynamodb_app, screen_text, text_of
 
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.history import HistoryStore
@@ -111,6 +111,11 @@ async def test_a_key_that_does_not_fit_is_refused_by_name_and_counted(
         error = str(app.screen.query_one("#cursor-error", Label).render())
         assert "order_no" in error and "order_id" in error, error
         assert "copy it again" not in error
+        # Longer than the dialog is wide: it wraps, and its last words are on screen.
+        label = app.screen.query_one("#cursor-error", Label)
+        assert len(error) > label.size.width and label.size.height > 1
+        shown = " ".join(" ".join(screen_text(app)).split())
+        assert " ".join(error.split()[-4:]) in shown, shown
         await paste_more(pilot, app, "not a cursor at all")
         error = str(app.screen.query_one("#cursor-error", Label).render())
         assert "DynamoDB JSON" in error and "NextToken" in error, "names the formats tried"
