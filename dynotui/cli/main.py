@@ -7,9 +7,8 @@ import importlib
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from dynotui import __version__
 from dynotui.cli import tui_cmd
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.cli.output import ClosedOutput, quiet_closed_stdout
@@ -51,6 +50,19 @@ COMMANDS = {
 }
 
 
+class VersionAction(argparse.Action):
+    """``--version``: the installed package's version, looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        from dynotui.version import package_version
+
+        print(f"dynotui {package_version()}")  # on stdout, as argparse's own version action
+        parser.exit(0)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """Usage errors as one line on stderr, exit 2, like every other bad input."""
 
@@ -67,7 +79,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
             "the pager on your AWS account (or --endpoint-url)."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"dynotui {__version__}")
+    parser.add_argument(
+        "--version", action=VersionAction, help="show the installed version and exit"
+    )
     tui_cmd.add_open_options(parser)
     add_connection_options(parser)
     parser.set_defaults(run=tui_cmd.run)

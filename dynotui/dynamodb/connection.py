@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
-from dynotui import __version__
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError, ReadCancelled
 from dynotui.dynamodb import fast_items
 from dynotui.dynamodb.loopback import is_loopback_url
+from dynotui.version import package_version
 
 # DynamoDB Local accepts any credentials; these spare a first-time user with no AWS
 # configuration at all a "no credentials" error against their own laptop.
@@ -184,7 +184,7 @@ def make_client(options: ConnectionOptions) -> Any:
         retries={"mode": "standard", "total_max_attempts": options.max_attempts},
         connect_timeout=options.connect_timeout,
         read_timeout=options.read_timeout,
-        user_agent_extra=f"dynotui/{__version__}",
+        user_agent_extra=f"dynotui/{package_version()}",
     )
     client = session.client(
         "dynamodb", region_name=region, endpoint_url=options.endpoint_url, config=config, **extra

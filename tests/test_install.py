@@ -1,0 +1,146 @@
+"""dynotui installs the way Python tools are installed: with pipx or uv, from a clone of
+the project and from its built wheel, each into folders of the test's own with an empty
+HOME. The installed command prints the version pyproject.toml gives and reads DynamoDB
+Local.
+
+Marked ``install`` (each install fetches dynotui's dependencies): ``-m 'not install'``
+leaves these out of a quick run; CI runs them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+pytestmark = pytest.mark.install
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    """This machine's environment (its package index settings included) with an empty
+    HOME, no virtual environment and no AWS settings of the user's."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "VIRTUAL_ENV" and not k.startswith(("AWS_", "PIPX_", "UV_"))
+    }
+    env.update(HOME=str(home), **extra)
+    return env
+
+
+def _run(args: list[str | Path], env: dict[str, str], timeout: float = 600) -> str:
+    result = subprocess.run(
+        [str(a) for a in args], env=env, capture_output=True, text=True, timeout=timeout
+    )
+    said = result.stdout[-3000:] + result.stderr[-3000:]
+    assert result.returncode == 0, f"{args[:3]} failed:\n{said}"
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    home = tmp_path_factory.mktemp("home")
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", out, ROOT], _env(home))
+    (built,) = out.glob("dynotui-*.whl")
+    return built
+
+
+Installer = Callable[[Path | str, Path], Path]
+
+
+def pipx_install(source: Path | str, root: Path) -> Path:
+    """``pipx install SOURCE`` into ``root``; the folder of the commands it installed."""
+    home, bin_dir = root / "home", root / "bin"
+    home.mkdir()
+    env = _env(
+        home,
+        PIPX_HOME=str(root / "pipx"),
+        PIPX_BIN_DIR=str(bin_dir),
+        PIPX_MAN_DIR=str(root / "man"),
+    )
+    _run([sys.executable, "-m", "pipx", "install", source], env)
+    return bin_dir
+
+
+def uv_tool_install(source: Path | str, root: Path) -> Path:
+    """``uv tool install SOURCE`` into ``root`` with this Python (uv downloads none)."""
+    from uv import find_uv_bin
+
+    home, bin_dir = root / "home", root / "bin"
+    home.mkdir()
+    env = _env(
+        home,
+        UV_TOOL_DIR=str(root / "tools"),
+        UV_TOOL_BIN_DIR=str(bin_dir),
+        UV_CACHE_DIR=str(root / "cache"),
+        UV_PYTHON_DOWNLOADS="never",
+        UV_NO_CONFIG="1",
+    )
+    _run([find_uv_bin(), "tool", "install", "--python", sys.executable, source], env)
+    return bin_dir
+
+
+def _version(bin_dir: Path) -> str:
+    home = bin_dir.parent / "home"
+    return _run([bin_dir / "dynotui", "--version"], _env(home)).strip()
+
+
+def test_the_wheel_carries_py_typed_its_styles_and_the_pinned_textual(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        info = f"dynotui-{PROJECT['version']}.dist-info"
+        metadata = archive.read(f"{info}/METADATA").decode()
+    assert "dynotui/py.typed" in names  # type checkers read dynotui's annotations
+    assert "dynotui/ui/app.tcss" in names
+    assert not any(n.startswith(("tests/", "benchmarks/", "scripts/")) for n in names)
+    assert f"Version: {PROJECT['version']}" in metadata.splitlines()
+    pinned = [d for d in PROJECT["dependencies"] if d.startswith("textual")]
+    assert pinned == ["textual==8.2.8"]
+    assert "Requires-Dist: textual==8.2.8" in metadata.splitlines()
+
+
+def test_pipx_install_of_the_checkout_into_an_empty_home(
+    tmp_path: Path, ddb: Any, demo_table: str
+) -> None:
+    bin_dir = pipx_install(ROOT, tmp_path)
+    assert _version(bin_dir) == f"dynotui {PROJECT['version']}"
+    # The installed command reads DynamoDB Local with no AWS configuration at all.
+    listed = _run(
+        [bin_dir / "dynotui", "tables", "--endpoint-url", ddb.endpoint_url],
+        _env(tmp_path / "home"),
+    )
+    assert demo_table in listed.split()
+
+
+@pytest.mark.parametrize("install", [pipx_install, uv_tool_install], ids=["pipx", "uv"])
+def test_install_of_the_built_wheel(install: Installer, wheel: Path, tmp_path: Path) -> None:
+    assert _version(install(wheel, tmp_path)) == f"dynotui {PROJECT['version']}"
+
+
+def test_uv_tool_install_of_the_checkout(tmp_path: Path) -> None:
+    assert _version(uv_tool_install(ROOT, tmp_path)) == f"dynotui {PROJECT['version']}"
+
+
+def test_version_is_the_installed_metadata() -> None:
+    from importlib.metadata import version
+
+    import dynotui
+
+    out = _run([sys.executable, "-m", "dynotui", "--version"], dict(os.environ))
+    assert out.strip() == f"dynotui {version('dynotui')}" == f"dynotui {dynotui.__version__}"
+    assert version("dynotui") == PROJECT["version"]
