@@ -142,3 +142,111 @@ def test_the_backslash_url_reaches_no_host_in_a_private_network(tmp_path) -> Non
     assert report["seen"] == [], report
     assert report["code"] == 2 and "refusing to create or seed" in report["stderr"], report
     assert report["stderr"].count("\n") == 1
+
+
+# -- proxies: a loopback endpoint is reached directly, whatever the proxy variables say -----
+
+PROXY_NAMES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
+PROXY_SCRIPT = textwrap.dedent(
+    """
+    import json, os, socket, subprocess, sys, threading
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    seen = []
+    def listen(server):
+        while True:
+            conn, _ = server.accept()
+            seen.append(conn.recv(120).decode(errors="replace"))
+            conn.close()
+    listener = socket.create_server(("127.0.0.1", 0))
+    threading.Thread(target=listen, args=(listener,), daemon=True).start()
+    proxy = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    for name in ("NO_PROXY", "no_proxy"):
+        os.environ.pop(name, None)
+    os.environ.update({name: proxy for name in sys.argv[1:]})
+    report = {"seen": seen}
+    # The demo as a user runs it: its own DynamoDB Local, then DescribeTable.
+    demo = subprocess.run(
+        [sys.executable, "-m", "dynotui", "demo", "--no-tui"],
+        capture_output=True, text=True, timeout=600,
+    )
+    report["demo"] = [demo.returncode, demo.stderr[-2000:], demo.stdout[:300]]
+    # The demo's writes, with the client dynotui makes for a local endpoint.
+    from dynotui.dynamodb.connection import ConnectionOptions, make_client
+    from dynotui.local.runner import DynamoDBLocal
+    from dynotui.local.tables import create_table, table_definition, write_items
+    try:
+        with DynamoDBLocal(startup_timeout=120) as server:
+            client = make_client(ConnectionOptions(endpoint_url=server.endpoint_url))
+            create_table(client, table_definition("proxied", ("pk", "S")))
+            write_items(client, "proxied", [{"pk": str(i)} for i in range(30)])
+            report["written"] = server.client().scan(TableName="proxied")["Count"]
+    except Exception as exc:
+        report["written"] = repr(exc)
+    print(json.dumps(report))
+    """
+)
+
+
+@pytest.mark.jvm
+def test_the_demo_never_reaches_a_proxy_in_a_private_network(tmp_path) -> None:
+    """Every proxy variable names a listener inside a network namespace of this test's own;
+    the demo (its DynamoDB Local's start, DescribeTable) and the demo's writes (CreateTable,
+    BatchWriteItem) reach DynamoDB Local directly and the listener sees nothing."""
+    reason = _namespaces_allowed()
+    if reason is not None:
+        pytest.skip(reason)
+    from dynotui.local import demo_cache
+    from dynotui.local.locate import ensure_home
+
+    demo_cache.ensure(ensure_home())  # the namespace has no network to fetch it in
+    script = tmp_path / "inside.py"
+    script.write_text(PROXY_SCRIPT)
+    result = subprocess.run(
+        ["unshare", "-n", sys.executable, str(script), *PROXY_NAMES],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["seen"] == [], report
+    code, stderr, stdout = report["demo"]
+    assert code == 0, stderr
+    assert "dynotui-demo-orders" in stdout
+    assert "connects to DynamoDB Local on this machine directly" in stderr
+    assert report["written"] == 30, report
+
+
+def test_a_client_that_would_use_a_proxy_is_refused_for_the_demo_writes(monkeypatch) -> None:
+    """A client made elsewhere, without dynotui's direct setting, is judged by the proxy
+    botocore would send it through: no write, no connection."""
+    import boto3
+    from botocore.config import Config
+
+    from dynotui.dynamodb.connection import ConnectionOptions, make_client
+    from dynotui.dynamodb.loopback import client_proxy
+    from dynotui.local.tables import NotLocalError, require_local
+
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.setenv("HTTP_PROXY", "http://user:secret@127.0.0.1:9")
+    monkeypatch.setenv("HTTPS_PROXY", "http://user:secret@127.0.0.1:9")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")  # no credential look-up on the network
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
+    endpoint = "http://127.0.0.1:8911"
+    foreign = boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="x",
+        aws_secret_access_key="x",
+        config=Config(),
+    )
+    assert client_proxy(foreign) == "http://user:secret@127.0.0.1:9"
+    with pytest.raises(NotLocalError, match=r"through the proxy http://\*\*\*:\*\*\*@127.0.0.1:9;"):
+        require_local(foreign)
+    assert client_proxy(make_client(ConnectionOptions(endpoint_url=endpoint))) is None
+    # A real AWS endpoint keeps the user's proxy: only loopback is reached directly.
+    remote = make_client(ConnectionOptions(region="eu-west-1"))
+    assert client_proxy(remote) == "http://user:secret@127.0.0.1:9"

@@ -17,6 +17,7 @@ from dynotui.cli.price_options import prices_from_args
 from dynotui.cli.tui_cmd import history_store, open_app, preload_ui
 from dynotui.core.text import visible
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
+from dynotui.dynamodb.loopback import proxy_variables
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import describe_table, summary
 from dynotui.local import demo_cache
@@ -80,6 +81,14 @@ def run(args: argparse.Namespace) -> int:
 
         return pg_demo_cmd.run(args)
     options = connection_options(args)
+    proxies = proxy_variables(os.environ)
+    if proxies:
+        print(
+            f"{', '.join(proxies)} {'is' if len(proxies) == 1 else 'are'} set; the demo "
+            "connects to DynamoDB Local on this machine directly and ignores "
+            f"{'it' if len(proxies) == 1 else 'them'}.",
+            file=sys.stderr,
+        )
     if options.endpoint_url:
         client = make_client(options)
         require_local(client)

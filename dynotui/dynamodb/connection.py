@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError, ReadCancelled
 from dynotui.dynamodb import fast_items
-from dynotui.dynamodb.loopback import is_loopback_url
+from dynotui.dynamodb.loopback import DIRECT, is_loopback_url
 from dynotui.version import package_version
 
 # DynamoDB Local accepts any credentials; these spare a first-time user with no AWS
@@ -33,6 +33,8 @@ LOCAL_REGION = "us-east-1"
 DEFAULT_CONNECT_TIMEOUT = 3.0
 DEFAULT_READ_TIMEOUT = 10.0
 DEFAULT_MAX_ATTEMPTS = 3
+# botocore's credential providers that ask another host (instance or container metadata).
+NETWORK_CREDENTIAL_PROVIDERS = ("container-role", "iam-role")
 
 
 class ConnectionSetupError(InputError):
@@ -155,6 +157,7 @@ def _check_timeouts(options: ConnectionOptions) -> None:
 def make_client(options: ConnectionOptions) -> Any:
     """A boto3 DynamoDB client; throttling and dropped connections are retried by botocore."""
     import boto3
+    import botocore.session
     from botocore.config import Config
     from botocore.exceptions import ProfileNotFound
 
@@ -164,13 +167,19 @@ def make_client(options: ConnectionOptions) -> Any:
         check_endpoint(
             endpoint, "--endpoint-url" if options.endpoint_url else "AWS_ENDPOINT_URL_DYNAMODB"
         )
+    local = is_loopback_url(endpoint)
+    core = botocore.session.get_session()
+    if local:
+        # Credentials for a server on this machine never come from the network: the
+        # instance and container metadata endpoints are another host (through any proxy).
+        for provider in NETWORK_CREDENTIAL_PROVIDERS:
+            core.get_component("credential_provider").remove(provider)
     try:
-        session = boto3.Session(profile_name=options.profile)
+        session = boto3.Session(botocore_session=core, profile_name=options.profile)
     except ProfileNotFound as exc:
         raise ConnectionSetupError(
             f"AWS profile '{options.profile}' is not in your AWS config: check --profile."
         ) from exc
-    local = is_loopback_url(endpoint)
     region = effective_region(options, session.region_name) or (LOCAL_REGION if local else None)
     if region is None:
         raise ConnectionSetupError(
@@ -185,6 +194,9 @@ def make_client(options: ConnectionOptions) -> Any:
         connect_timeout=options.connect_timeout,
         read_timeout=options.read_timeout,
         user_agent_extra=f"dynotui/{package_version()}",
+        # An endpoint judged to be on this machine is reached on this machine: a proxy
+        # variable would send the request (the demo's writes too) somewhere else.
+        proxies=DIRECT if local else None,
     )
     client = session.client(
         "dynamodb", region_name=region, endpoint_url=options.endpoint_url, config=config, **extra

@@ -13,17 +13,27 @@ loopback to ``inet_aton`` but not to ``ipaddress`` or to every client, so they a
 refused (write 127.0.0.1); ``localhost.evil.example`` is a DNS name, never resolved
 here; ``[::ffff:127.0.0.1]`` (IPv4-mapped) reaches 127.0.0.1 only where the system maps
 it, and is refused (write 127.0.0.1 or [::1]); zone ids (``[::1%lo]``) too.
+
+A loopback URL is only half the answer: botocore sends every request through the proxy
+that HTTP_PROXY or HTTPS_PROXY name unless NO_PROXY matches the host, so a client whose
+loopback-ness matters is made with ``Config(proxies=DIRECT)`` (an empty mapping that
+botocore then uses instead of the environment's), and ``proxy_in_use`` reads a client's
+proxy the way botocore will.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 Resolver = Callable[..., Sequence[Any]]
+
+# botocore reads the environment's proxies only when a client's Config has ``proxies``
+# None; with this empty mapping it connects straight to the endpoint.
+DIRECT: dict[str, str] = {}
 
 
 def _addresses(host: str, port: int | None, resolve: Resolver) -> list[str]:
@@ -88,3 +98,35 @@ def loopback_problem(url: str | None, resolve: Resolver = socket.getaddrinfo) ->
 def is_loopback_url(url: str | None, resolve: Resolver = socket.getaddrinfo) -> bool:
     """True when every reading of ``url`` points at a loopback address of this machine."""
     return loopback_problem(url, resolve) is None
+
+
+def proxy_in_use(url: str, proxies: Mapping[str, str] | None) -> str | None:
+    """The proxy a botocore client with these ``proxies`` (its Config's) sends a request for
+    ``url`` through, or None when it connects directly: read by botocore's own functions
+    (None means the environment's HTTP_PROXY/HTTPS_PROXY less NO_PROXY)."""
+    from botocore.httpsession import ProxyConfiguration
+    from botocore.utils import get_environ_proxies
+
+    chosen = get_environ_proxies(url) if proxies is None else dict(proxies)
+    found: str | None = ProxyConfiguration(proxies=chosen).proxy_url_for(url)
+    return found
+
+
+def client_proxy(client: Any) -> str | None:
+    """The proxy ``client``'s requests go through, or None when they go straight out."""
+    return proxy_in_use(client.meta.endpoint_url, client.meta.config.proxies)
+
+
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+)
+
+
+def proxy_variables(env: Mapping[str, str]) -> list[str]:
+    """The proxy variables set in ``env``, by name."""
+    return [name for name in PROXY_VARIABLES if env.get(name)]

@@ -107,8 +107,14 @@ class DynamoDBLocal:
         import boto3
         from botocore.config import Config
 
+        from dynotui.dynamodb.loopback import DIRECT
+
+        # Straight to the JVM on loopback, whatever HTTP_PROXY says.
         return boto3.client(
-            "dynamodb", endpoint_url=self.endpoint_url, config=Config(**config), **LOCAL_CREDENTIALS
+            "dynamodb",
+            endpoint_url=self.endpoint_url,
+            config=Config(proxies=DIRECT, **config),
+            **LOCAL_CREDENTIALS,
         )
 
     def start(self) -> DynamoDBLocal:

@@ -14,7 +14,7 @@ from typing import Any
 
 from dynotui.core.errors import InputError
 from dynotui.core.text import visible
-from dynotui.dynamodb.loopback import loopback_problem
+from dynotui.dynamodb.loopback import client_proxy, loopback_problem
 
 Key = tuple[str, str]  # (attribute name, S | N | B)
 
@@ -81,6 +81,10 @@ def table_definition(
 def require_local(client: Any) -> None:
     endpoint = client.meta.endpoint_url
     problem = loopback_problem(endpoint)
+    if problem is None and (proxy := client_proxy(client)) is not None:
+        from botocore.httpsession import mask_proxy_url
+
+        problem = f"its requests would go through the proxy {visible(mask_proxy_url(proxy))}"
     if problem is not None:
         raise NotLocalError(
             f"refusing to create or seed the demo table on {visible(endpoint)}: {problem}; the "
