@@ -16,10 +16,15 @@ class ClosedOutput(Exception):
     """stdout was closed by its reader (``| head``): stop quietly."""
 
 
+def json_text(value: Any, exact: bool = False) -> str:
+    """JSON text safe to print; ``exact`` for values holding ``exact_json.Number``."""
+    return safe_json_text(exact_dumps(value)) if exact else safe_json(value)
+
+
 def write_line(out: TextIO, value: Any, exact: bool = False) -> None:
     """One JSON line; ``exact`` for values holding ``exact_json.Number``."""
     try:
-        out.write(safe_json_text(exact_dumps(value)) if exact else safe_json(value))
+        out.write(json_text(value, exact))
         out.write("\n")
         out.flush()
     except BrokenPipeError:

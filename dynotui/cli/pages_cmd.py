@@ -7,6 +7,15 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from dynotui.cli.export_options import (
+    ItemShape,
+    add_format_option,
+    check_format,
+    dynamo_shape,
+    export_items,
+    pg_shape,
+    writer_for,
+)
 from dynotui.cli.foreign_options import Start, add_foreign_options, dynamo_start, starting_point
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
@@ -151,6 +160,7 @@ def register(sub: Any, help_text: str) -> None:
     add_query_options(parser)
     add_statement_options(parser)
     add_paging_options(parser)
+    add_format_option(parser)
     add_price_options(parser)
     add_postgres_options(parser)
     add_connection_options(parser)
@@ -254,10 +264,13 @@ def page_through(
     start: Start | None = None,
     prices: PriceList | None = None,
     refusals: CursorRefusals | None = None,
+    shape: Callable[[], ItemShape] | None = None,
 ) -> int:
     """From ``--starting-token`` (verified against this query's scope), or ``start`` (a
     foreign cursor's), to the end, or ``--max-pages``; each page with a signed token of
-    the next, unless ``--no-tokens``; then the summary line, unless ``--no-summary``."""
+    the next, unless ``--no-tokens``; then the summary line, unless ``--no-summary``.
+    With ``--format csv`` or ``json`` the items alone, written as ``shape`` says, and the
+    summary line on stderr."""
     scope = source.scope()
     refusals = refusals if refusals is not None else CursorRefusals()
     if start is None:
@@ -267,17 +280,21 @@ def page_through(
         return signer().sign(source.key_to_json(key), scope)
 
     pager = Pager(source, start_key=start.key)
-    emit(
-        pager,
-        out,
-        args.max_pages,
-        to_json,
-        None if args.no_tokens else sign,
-        args.plain if exact is None else exact,
-        start.mark,
-    )
+    output = getattr(args, "format", "jsonl")
+    if output == "jsonl" or shape is None:
+        emit(
+            pager,
+            out,
+            args.max_pages,
+            to_json,
+            None if args.no_tokens else sign,
+            args.plain if exact is None else exact,
+            start.mark,
+        )
+    else:
+        export_items(pager, args.max_pages, writer_for(output, out, shape()))
     if not getattr(args, "no_summary", False):
-        write_line(out, summary_json(pager, prices, refusals))
+        write_line(out if output == "jsonl" else sys.stderr, summary_json(pager, prices, refusals))
     return 0
 
 
@@ -330,6 +347,11 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
     start = starting_point(
         args, source, signer, None, what="a PartiQL statement", refusals=refusals
     )
+
+    def shape() -> ItemShape:  # the statement's table's keys lead; DescribeTable for them
+        table, index = statement.target()
+        return dynamo_shape(describe_table(client, table).cursor_key_names(index), args.plain)
+
     return page_through(
         source,
         args,
@@ -339,6 +361,7 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
         start=start,
         prices=prices,
         refusals=refusals,
+        shape=shape,
     )
 
 
@@ -401,14 +424,25 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
             flags=PG_FOREIGN_FLAGS,
             refusals=refusals,
         )
+        query = source.query
+        keys = tuple(c.label for c in query.order.columns if c.label in query.shown_columns)
         return page_through(
-            source, args, signer, out, pg_page_json, exact=False, start=start, refusals=refusals
+            source,
+            args,
+            signer,
+            out,
+            pg_page_json,
+            exact=False,
+            start=start,
+            refusals=refusals,
+            shape=lambda: pg_shape(keys),
         )
     finally:
         session.close()
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    check_format(args, out)
     if getattr(args, "postgres", None) is not None:
         return run_postgres(args, out)
     if args.mode in ("keyset", "offset"):
@@ -444,4 +478,5 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         start=start,
         prices=prices,
         refusals=refusals,
+        shape=lambda: dynamo_shape(schema.cursor_key_names(spec.index), args.plain),
     )

@@ -18,32 +18,36 @@ class Number(str):
     __slots__ = ()
 
 
-def dumps(value: Any, *, indent: int | None = None) -> str:
-    """Like ``json.dumps(value, ensure_ascii=False, indent=indent)``, numbers exact."""
+def dumps(value: Any, *, indent: int | None = None, compact: bool = False) -> str:
+    """Like ``json.dumps(value, ensure_ascii=False, indent=indent)``, numbers exact;
+    ``compact`` leaves out the spaces after ``,`` and ``:``."""
     out: list[str] = []
-    _write(value, out, indent, 0)
+    _write(value, out, indent, 0, ":" if compact else ": ", "," if compact else ", ")
     return "".join(out)
 
 
-def _write(value: Any, out: list[str], indent: int | None, depth: int) -> None:
+def _write(
+    value: Any, out: list[str], indent: int | None, depth: int, colon: str, comma: str
+) -> None:
     if isinstance(value, Number):
         out.append(str.__str__(value))
     elif isinstance(value, Mapping):
-        _container(
-            [(json.dumps(str(k), ensure_ascii=False) + ": ", v) for k, v in value.items()],
-            "{}",
-            out,
-            indent,
-            depth,
-        )
+        entries = [(json.dumps(str(k), ensure_ascii=False) + colon, v) for k, v in value.items()]
+        _container(entries, "{}", out, indent, depth, colon, comma)
     elif isinstance(value, list | tuple):
-        _container([("", v) for v in value], "[]", out, indent, depth)
+        _container([("", v) for v in value], "[]", out, indent, depth, colon, comma)
     else:
         out.append(json.dumps(value, ensure_ascii=False))
 
 
 def _container(
-    entries: list[tuple[str, Any]], brackets: str, out: list[str], indent: int | None, depth: int
+    entries: list[tuple[str, Any]],
+    brackets: str,
+    out: list[str],
+    indent: int | None,
+    depth: int,
+    colon: str,
+    comma: str,
 ) -> None:
     if not entries:
         out.append(brackets)
@@ -52,9 +56,9 @@ def _container(
     inner = "\n" + " " * (indent * (depth + 1)) if indent is not None else ""
     for position, (prefix, item) in enumerate(entries):
         if position:
-            out.append("," if indent is not None else ", ")
+            out.append("," if indent is not None else comma)
         out.append(inner + prefix)
-        _write(item, out, indent, depth + 1)
+        _write(item, out, indent, depth + 1, colon, comma)
     if indent is not None:
         out.append("\n" + " " * (indent * depth))
     out.append(brackets[1])

@@ -17,6 +17,7 @@ from typing import Any
 from dynotui.core import json_input
 from dynotui.core.errors import InputError
 from dynotui.core.exact_json import Number
+from dynotui.core.exact_json import dumps as exact_dumps
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -196,3 +197,15 @@ def plain(value: AttributeValue) -> Any:
 
 def plain_item(item: Item) -> dict[str, Any]:
     return {k: plain(v) for k, v in item.items()}
+
+
+def plain_text(value: AttributeValue) -> str:
+    """One attribute value as text, exact (a CSV cell): a string as itself, a number as
+    DynamoDB's digits, binary as base64, anything else as its plain JSON, compact
+    (``true``, ``false``, ``null``, sets as sorted lists, maps and lists with exact numbers)."""
+    ((kind, inner),) = value.items()
+    if kind in ("S", "N"):
+        return str(inner)
+    if kind == "B":
+        return base64.b64encode(bytes(inner)).decode()
+    return exact_dumps(plain(value), compact=True)
