@@ -6,10 +6,9 @@ throws its caches away when rows are replaced: 100 ms for a 25-row page, 350 ms 
 only the lines in view are drawn, each as a single styled segment: a page replaces rows
 in place, and scrolling a 500-row page costs what scrolling a 5-row one does.
 
-Sideways, the grid moves a whole column at a time, and the first ``fixed`` columns (the
-keys) stay in place: a cell is either shown whole or not at all, so a number is never
-cut by the edge of the screen into another number. Angle quotes at either edge say that
-columns lie beyond it.
+Sideways, the grid moves a whole column at a time and the keys stay in place: a cell is
+shown whole or not at all, so a number is never cut by the edge of the screen into
+another number (``sideways``). Angle quotes at either edge say that columns lie beyond.
 
 Cells arrive as plain text already made visible (``core.text.visible``): nothing here
 is parsed as markup.
@@ -31,6 +30,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from dynotui.ui.widgets import sideways
 
 PADDING = 1  # one space each side of a cell
 MORE_LEFT = "\u2039"  # single left-pointing angle quotation mark
@@ -121,6 +122,8 @@ class Grid(ScrollView, can_focus=True):
         self.columns: list[GridColumn] = []
         self.fixed = 0  # the first columns, which stay in place sideways (the keys)
         self.first = 0  # the first of the other columns shown
+        self.keys = sideways.BESIDE  # how the keys stand at this sideways position
+        self._window: tuple[tuple[int, int, str], sideways.View] | None = None
         self._cells: Sequence[Sequence[str]] = []  # the cells as given
         self._fitted: dict[int, list[str]] = {}  # rows drawn so far, cut to their widths
         self._styles: tuple[Style, Style, Style, Style] | None = None
@@ -141,7 +144,9 @@ class Grid(ScrollView, can_focus=True):
         with ``set_rows``, in this order."""
         self.columns = list(columns)
         self.fixed = min(fixed, len(self.columns))
-        self.first = min(max(self.first, self.fixed), max(len(self.columns) - 1, self.fixed))
+        # The same place sideways, as near as the new columns allow (``_position``).
+        self.first = min(self.first, max(len(self.columns) - 1, 0))
+        self._window = None
         self._fitted = {}
         self._header = None
 
@@ -184,42 +189,49 @@ class Grid(ScrollView, can_focus=True):
 
     # -- which columns are in view ---------------------------------------------------------
 
+    def positions(self, width: int | None = None) -> list[sideways.Position]:
+        """Every sideways position, left to right (``sideways.positions``)."""
+        widths = [column.render_width for column in self.columns]
+        return sideways.positions(widths, self.fixed, self._width() if width is None else width)
+
     def window(self, width: int | None = None) -> tuple[list[int], bool, bool]:
-        """The columns in view (fixed first), and whether others lie left and right."""
-        width = self._width() if width is None else width
-        shown = list(range(self.fixed))
-        used = sum(self.columns[i].render_width for i in shown)
-        left = self.first > self.fixed
-        if left:
-            used += 1
-        index, count = self.first, len(self.columns)
-        while index < count:
-            need = self.columns[index].render_width
-            marker = 1 if index < count - 1 else 0  # room for the marker while columns follow
-            if used + need + marker > width:
-                if index == self.first:  # wider than the screen by itself: shown cut
-                    shown.append(index)
-                    index += 1
-                break
-            shown.append(index)
-            used += need
-            index += 1
-        return shown, left, index < count
+        """The columns in view (fixed first), and whether others lie left and right. Every
+        column in view fits whole, markers included, but a single column wider than the
+        grid by itself (cut to the grid's width with an ellipsis when drawn)."""
+        view = self._view(self._width() if width is None else width)
+        return view.shown, view.left, view.right
+
+    def _view(self, width: int) -> sideways.View:
+        """What is in view, worked out once per width and position, not per line drawn."""
+        wanted = (width, self.first, self.keys)
+        if self._window is not None and self._window[0] == wanted:
+            return self._window[1]
+        widths = [column.render_width for column in self.columns]
+        steps = sideways.positions(widths, self.fixed, width)
+        at = steps[sideways.nearest(steps, (self.first, self.keys))]
+        view = sideways.view(widths, self.fixed, width, at)
+        self._window = (wanted, view)
+        return view
 
     def _line(self, cells: Sequence[str], width: int) -> tuple[str, int]:
         """The line of these cells in view, and its width in cells."""
-        shown, left, right = self.window(width)
+        view = self._view(width)
+        shown, left, right = view.shown, view.left, view.right
         pad = " " * PADDING
-        fixed = "".join(pad + cells[i] + pad for i in shown if i < self.fixed)
-        rest = "".join(pad + cells[i] + pad for i in shown if i >= self.fixed)
-        text = fixed + (MORE_LEFT if left else "") + rest
+        keys = [i for i in shown if i < self.fixed] if view.pinned else []
+        text = "".join(pad + cells[i] + pad for i in keys) + (MORE_LEFT if left else "")
+        room = width - (1 if right else 0)
+        for i in shown[len(keys) :]:
+            cell = cells[i]
+            used = len(text) if text.isascii() else cell_len(text)
+            if used + cell_len(cell) + 2 * PADDING > room:
+                # The one column wider than the grid: cut to the room left, and said so.
+                cell = fit(cell.rstrip(), max(room - used - 2 * PADDING, 1))
+            text += pad + cell + pad
         size = len(text) if text.isascii() else cell_len(text)
         if right:
-            if size >= width:
-                text = set_cell_size(text, max(width - 1, 0))
-                size = max(width - 1, 0)
-            text = text + " " * (width - size - 1) + MORE_RIGHT
-            size = width
+            text = text + " " * max(width - size - 1, 0) + MORE_RIGHT
+            size = max(size + 1, width)
         return text, size
 
     # -- drawing ---------------------------------------------------------------------------
@@ -315,23 +327,31 @@ class Grid(ScrollView, can_focus=True):
         self._page(1)
 
     def action_first_row(self) -> None:
-        self.first = self.fixed  # and back to the first columns
+        self.first, self.keys = self.fixed, sideways.BESIDE  # and back to the first columns
         self.refresh()
         self._move(-len(self._cells))
 
     def action_last_row(self) -> None:
         self._move(len(self._cells))
 
-    def action_scroll_left(self) -> None:
-        if self.first > self.fixed:
-            self.first -= 1
+    def _step(self, by: int) -> None:
+        """One sideways position left (-1) or right (+1)."""
+        width = self._width()
+        steps = self.positions(width)
+        at = sideways.nearest(steps, (self.first, self.keys))
+        view = self._view(width)
+        if by > 0 and not view.right and view.pinned:
+            return  # the last column is in view, and the keys: nothing more to see
+        to = max(0, min(len(steps) - 1, at + by))
+        if to != at:
+            self.first, self.keys = steps[to]
             self.refresh()
 
+    def action_scroll_left(self) -> None:
+        self._step(-1)
+
     def action_scroll_right(self) -> None:
-        _, _, right = self.window()
-        if right and self.first < len(self.columns) - 1:
-            self.first += 1
-            self.refresh()
+        self._step(1)
 
     def action_select(self) -> None:
         if self._cells:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from dynotui.core.text import visible
 from dynotui.ui.query import Item, Query
+from dynotui.ui.widgets import sideways
 from dynotui.ui.widgets.column_layout import ColumnLayout
 from dynotui.ui.widgets.grid import Grid, GridColumn
 
@@ -27,7 +28,7 @@ class Results(Grid):
         """Another table or other keys: the next items size the columns afresh, from the
         first column."""
         self.column_layout = None
-        self.first = 0
+        self.first, self.keys = 0, sideways.BESIDE
 
     def show_items(self, query: Query, items: Sequence[Item], fallback_width: int) -> None:
         rows = [query.cells(item) for item in items]
