@@ -17,15 +17,36 @@ from textual.binding import Binding
 from textual.containers import Container
 from textual.events import DescendantFocus, Resize
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from dynotui.ui.session import Session
 from dynotui.ui.widgets.compare_line import CompareLine
+from dynotui.ui.widgets.key_footer import KeyFooter
 from dynotui.ui.widgets.pager_view import PagerView
 
 STACK_BELOW = 120  # below this many columns the two sides stack vertically
 TWO_ROWS = 35  # below this many lines, stacked sides would show too few rows: one at a time
 COMPARE_KEYS = {"switch_side", "both", "jump_both"}
+# What the footer keeps on a narrow terminal, most important first (every key is in help).
+FOOTER_IMPORTANCE = (
+    "help",
+    "quit",
+    "next",
+    "prev",
+    "switch_side",
+    "both('next')",
+    "both('prev')",
+    "jump_both",
+    "edit_query",
+    "choose_order",
+    "compare",
+    "show_code",
+    "show_stack",
+    "count",
+    "report",
+    "history",
+    "choose_table",
+)
 
 
 class MainScreen(Screen[None]):
@@ -57,7 +78,7 @@ class MainScreen(Screen[None]):
         with Container(id="panes"):
             yield self._main_view
             yield self._right_view
-        yield Footer()
+        yield KeyFooter(FOOTER_IMPORTANCE)
 
     def on_mount(self) -> None:
         self.ready()
