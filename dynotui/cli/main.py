@@ -43,6 +43,10 @@ COMMANDS = {
         "dynotui.cli.count_cmd",
         "count a Query's or Scan's matches (Select: COUNT), with forecast and cost",
     ),
+    "what-if": (
+        "dynotui.cli.what_if_cmd",
+        "estimate what an index you have not made would cost and save for a query",
+    ),
     "cursor": (
         "dynotui.cli.cursor_cmd",
         "decode a cursor token, or verify one for a query (no AWS call)",

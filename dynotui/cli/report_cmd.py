@@ -74,6 +74,12 @@ def register(sub: Any, help_text: str) -> None:
         "--code-page", type=int, metavar="K", help="code for page 1 and page K (default: the last)"
     )
     group.add_argument("--title", help="the report's title")
+    group.add_argument(
+        "--what-if",
+        metavar="PATH",
+        help="include an estimate saved from 'dynotui what-if --json' (the same table): an "
+        "index that does not exist, now against what-if, and the code that would create it",
+    )
     compare = parser.add_argument_group(
         "compare (a second side, on the same values; DynamoDB: another order, PostgreSQL: "
         "another mode)"
@@ -211,8 +217,18 @@ def run_dynamodb(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
     pagers = dynamodb_pagers(args, signer, ledger)
     for pager in pagers:
         read_pages(pager, max_pages, max_capacity)
+    what_if = None
+    if args.what_if is not None:
+        from dynotui.cli.what_if_report import what_if_section
+
+        what_if = what_if_section(args.what_if, pagers[0])
     report = dynamodb_report(
-        pagers, prices=prices, ledger=ledger, title=args.title, code_page=args.code_page
+        pagers,
+        prices=prices,
+        ledger=ledger,
+        title=args.title,
+        code_page=args.code_page,
+        what_if=what_if,
     )
     return report, pagers, prices
 
@@ -229,6 +245,8 @@ def run_postgres(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
 
     check_no_dynamodb_flags(args)
     check_no_prices(args)
+    if args.what_if is not None:
+        raise InputError("--what-if holds a DynamoDB estimate; drop it with --postgres")
     given = [
         flag
         for flag, value in (

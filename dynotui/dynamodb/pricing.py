@@ -31,10 +31,12 @@ PRICES_AS_OF = "2024-11-01"
 DEFAULT_READ_PER_MILLION = Decimal("0.125")  # USD per million read request units
 DEFAULT_RCU_HOUR = Decimal("0.00013")  # USD per provisioned RCU-hour
 UNITS_PER_RCU_HOUR = 3600
-SETTINGS_KEYS = ("read_per_million", "rcu_hour", "region")
+# The index-cost keys are read by ``what_if/prices.py`` (writes and storage of an index).
+INDEX_KEYS = ("write_per_million", "wcu_hour", "storage_gb_month")
+SETTINGS_KEYS = ("read_per_million", "rcu_hour", "region", *INDEX_KEYS)
 
 
-def _price(value: Any, where: str) -> Decimal:
+def price(value: Any, where: str) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise InputError(f"{where} must be a price in USD, like 0.125; got {value!r}")
     try:
@@ -63,18 +65,18 @@ def read_prices(
         )
     sources = []
     if read_per_million is not None:
-        on_demand = _price(read_per_million, "--price-read-million")
+        on_demand = price(read_per_million, "--price-read-million")
         sources.append("on-demand from --price-read-million")
     elif "read_per_million" in table:
-        on_demand = _price(table["read_per_million"], "[pricing] read_per_million")
+        on_demand = price(table["read_per_million"], "[pricing] read_per_million")
         sources.append("on-demand from config.toml")
     else:
         on_demand = DEFAULT_READ_PER_MILLION
     if rcu_hour is not None:
-        provisioned = _price(rcu_hour, "--price-rcu-hour")
+        provisioned = price(rcu_hour, "--price-rcu-hour")
         sources.append("provisioned from --price-rcu-hour")
     elif "rcu_hour" in table:
-        provisioned = _price(table["rcu_hour"], "[pricing] rcu_hour")
+        provisioned = price(table["rcu_hour"], "[pricing] rcu_hour")
         sources.append("provisioned from config.toml")
     else:
         provisioned = DEFAULT_RCU_HOUR

@@ -19,7 +19,7 @@ from dynotui.dynamodb.partiql import PartiQLSource
 from dynotui.dynamodb.partiql_codegen import generate_partiql
 from dynotui.dynamodb.source import QuerySource
 from dynotui.report.build import code_pages, side_from_pager
-from dynotui.report.model import CodeBlock, Report, Side
+from dynotui.report.model import CodeBlock, Estimated, Report, Side
 
 FENCES = {"boto3": "python", "aws-cli": "sh", "javascript": "javascript"}
 PARTS_LABEL = "capacity by table and index"
@@ -159,6 +159,7 @@ def dynamodb_report(
     title: str | None = None,
     code_page: int | None = None,
     notes: Sequence[str] = (),
+    what_if: Estimated | None = None,
 ) -> Report:
     """One pager, or the two of a compare (left first), as a report."""
     sides = tuple(dynamo_side(pager, prices, code_page) for pager in pagers)
@@ -170,4 +171,5 @@ def dynamodb_report(
         sides=sides,
         session=ledger.figures() if ledger is not None else None,
         notes=tuple(notes),
+        what_if=what_if,
     )

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dynotui.report import sections
 from dynotui.report.charts import capacity_chart, waste_chart
 from dynotui.report.escape import esc, esc_block
-from dynotui.report.model import Report, Side, comparison
+from dynotui.report.model import Estimated, Report, Side, comparison
 
 POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
@@ -104,6 +104,29 @@ def _per_side(report: Report, title: str, render: Callable[[int, Side], str]) ->
     return f"<h2>{esc(title)}</h2>" + _columns(report, parts)
 
 
+def _what_if(estimated: Estimated) -> str:
+    head = "".join(f"<th>{esc(n)}</th>" for n in ("", "now (measured)", "what-if (estimated)"))
+    body = "".join(
+        f"<tr><th>{esc(label)}</th><td>{esc(now)}</td><td>{esc(what_if)}</td></tr>"
+        for label, now, what_if in estimated.rows
+    )
+    notes = "".join(f"<li>{esc(note)}</li>" for note in estimated.notes)
+    code = "".join(
+        f"<h4>{esc(block.title)}</h4><pre><code>{esc_block(block.text)}</code></pre>"
+        for block in estimated.code
+    )
+    return (
+        f"<h2>{esc(estimated.title)}</h2>"
+        f'<table class="what-if"><tr>{head}</tr>{body}</table>'
+        "<h3>The index's own cost (estimated)</h3>"
+        + _pairs(estimated.cost, "what-if-cost")
+        + f'<p class="note">{esc(estimated.sample)}</p>'
+        + (f"<ul>{notes}</ul>" if notes else "")
+        + (f'<p class="note">{esc(estimated.footnote)}</p>' if estimated.footnote else "")
+        + code
+    )
+
+
 def render_html(report: Report) -> str:
     sides = report.sides
     out = [
@@ -132,6 +155,8 @@ def render_html(report: Report) -> str:
             "<h2>Compare: cost per item shown</h2>"
             f'<table class="compare"><tr>{head}</tr>{body}</table>'
         )
+    if report.what_if is not None:
+        out.append(_what_if(report.what_if))
     out.append(
         _per_side(
             report,

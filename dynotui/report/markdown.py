@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dynotui.report import sections
 from dynotui.report.charts import capacity_chart, waste_chart
 from dynotui.report.escape import md, md_fence
-from dynotui.report.model import Report, Side, comparison
+from dynotui.report.model import Estimated, Report, Side, comparison
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -68,6 +68,22 @@ def _side(report: Report, index: int, side: Side) -> list[str]:
     return out
 
 
+def _what_if(estimated: Estimated) -> list[str]:
+    out = [
+        f"## {md(estimated.title)}",
+        _table(("", "now (measured)", "what-if (estimated)"), estimated.rows),
+        "### The index's own cost (estimated)",
+        _table(("", ""), estimated.cost),
+        md(estimated.sample),
+    ]
+    out += [f"- {md(note)}" for note in estimated.notes]
+    if estimated.footnote:
+        out.append(md(estimated.footnote))
+    for block in estimated.code:
+        out += [f"### {md(block.title)}", "", md_fence(block.text, block.language)]
+    return out
+
+
 def render_markdown(report: Report) -> str:
     sides = report.sides
     out = [
@@ -84,6 +100,8 @@ def render_markdown(report: Report) -> str:
             "## Compare: cost per item shown",
             _table(("", sides[0].name, sides[1].name), rows),
         ]
+    if report.what_if is not None:
+        out += _what_if(report.what_if)
     if report.session is not None:
         out += [
             "## This session",

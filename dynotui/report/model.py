@@ -105,6 +105,22 @@ class Side:
 
 
 @dataclass(frozen=True, slots=True)
+class Estimated:
+    """A what-if beside the measured query: an index that does not exist, estimated.
+
+    Rows are plain text, worded by the database package; every what-if cell is already
+    marked as an estimate."""
+
+    title: str  # "What if: GSI status-customer-index (status S / customer S, projects ALL)"
+    rows: tuple[tuple[str, str, str], ...]  # (figure, now, what-if)
+    cost: tuple[tuple[str, str], ...]  # the index's own cost: (label, value)
+    sample: str  # what the estimate read, and whether it was complete
+    notes: tuple[str, ...] = ()
+    footnote: str = ""
+    code: tuple[CodeBlock, ...] = ()  # the code that would create the index, never run
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     title: str
     made_at: datetime
@@ -113,6 +129,7 @@ class Report:
     sides: tuple[Side, ...]  # one, or two for a compare
     session: SessionFigures | None = None  # the app's ledger, when made from the app
     notes: tuple[str, ...] = field(default_factory=tuple)
+    what_if: Estimated | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.sides) <= 2:

@@ -1,0 +1,37 @@
+"""``dynotui report --what-if PATH``: a saved estimate, checked, as the report's section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dynotui.core import json_input
+from dynotui.core.errors import InputError
+from dynotui.core.pager import Pager
+from dynotui.report.model import Estimated
+
+MAX_BYTES = 10 * 2**20  # an estimate is a few KB; refuse to read a stray huge file
+
+
+def what_if_section(path: str, pager: Pager) -> Estimated:
+    from dynotui.dynamodb.codegen import code_target
+    from dynotui.dynamodb.what_if.report_section import section
+    from dynotui.dynamodb.what_if.words import checked
+
+    file = Path(path)
+    try:
+        if file.stat().st_size > MAX_BYTES:
+            raise InputError(f"--what-if {path}: larger than an estimate can be")
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--what-if {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"--what-if {path}: not UTF-8 text") from None
+    data = checked(json_input.loads(text, "--what-if"))
+    source: Any = pager.source
+    table = getattr(getattr(source, "spec", None), "table", None)
+    if data["table"] != table:
+        raise InputError(
+            f"--what-if {path} estimates table {data['table']!r}; this report reads {table!r}"
+        )
+    return section(data, code_target(source.client))
