@@ -205,6 +205,48 @@ class PgSession:
                 raise translate(exc) from exc
         return rows
 
+    def explain_hypothetical(
+        self, hypopg_schema: str, create_index: str, sql: str, params: Any
+    ) -> list[list[tuple[Any, ...]]]:
+        """EXPLAIN of one statement, then the same with a hypothetical index, for
+        ``what-if``. The one path that calls a VOLATILE function, by design and apart from
+        any user filter: ``hypopg_create_index`` (of an installed hypopg, schema-qualified)
+        on a CREATE INDEX dynotui wrote from checked column names. A hypothetical index
+        lives in this backend's memory only (no catalog write, allowed in the READ ONLY
+        transaction every statement here runs in); ``hypopg_reset`` drops any before and
+        after, in the same round trip, since a rollback does not. auto_explain is off
+        for this transaction: explaining a plan that holds a hypothetical index fails
+        ("cache lookup failed for index"), and no page is measured here."""
+        from dynotui.postgres.schema import quote
+
+        schema = quote(hypopg_schema)
+        explain = f"EXPLAIN (FORMAT JSON) {sql}"
+        with self.lock:
+            try:
+                return self._transaction(
+                    [
+                        (
+                            "SELECT pg_catalog.set_config("
+                            "'auto_explain.log_min_duration', '-1', true)",
+                            None,
+                        ),
+                        (f"SELECT {schema}.hypopg_reset()", None),
+                        (explain, params),
+                        (
+                            f"SELECT indexrelid, indexname, {schema}.hypopg_relation_size("
+                            f"indexrelid) FROM {schema}.hypopg_create_index(%(ddl)s)",
+                            {"ddl": create_index},
+                        ),
+                        (explain, params),
+                        (f"SELECT {schema}.hypopg_reset()", None),
+                    ],
+                    None,
+                )
+            except DynotuiError:
+                raise
+            except Exception as exc:
+                raise translate(exc) from exc
+
     def _one_pass(
         self, sql: str, params: Any, ticket: object | None
     ) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
