@@ -32,6 +32,7 @@ class FaultProxy:
         max_in_a_row: int = 2,
         delay: float = 0.0,
         operations: tuple[str, ...] = ("Query", "Scan", "ExecuteStatement"),
+        faults: tuple[str, ...] = FAULTS,
     ) -> None:
         parsed = urlparse(upstream)
         self.upstream = (parsed.hostname or "127.0.0.1", parsed.port or 80)
@@ -40,6 +41,7 @@ class FaultProxy:
         self.max_in_a_row = max_in_a_row
         self.delay = delay
         self.operations = operations
+        self.kinds = faults  # the faults drawn from: throttling alone, or every kind
         self.fail_all = False
         self.silent = False  # accept and never answer
         # When set to an Event, requests wait for it before going on: a test holds a call
@@ -78,7 +80,7 @@ class FaultProxy:
                 return "500"
             if self.in_a_row < self.max_in_a_row and self.rng.random() < self.fault_rate:
                 self.in_a_row += 1
-                return self.rng.choice(FAULTS)
+                return self.rng.choice(self.kinds)
             self.in_a_row = 0
             return None
 

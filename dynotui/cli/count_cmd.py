@@ -12,9 +12,9 @@ from dynotui.cli.output import write_line
 from dynotui.cli.pages_cmd import add_query_options, spec_from_args
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError
-from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.count import MAX_SEGMENTS, CountProgress, count, forecast
 from dynotui.dynamodb.schema import describe_table
+from dynotui.dynamodb.segments import check_segments, segment_clients
 from dynotui.local.progress import Step
 
 
@@ -70,9 +70,10 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         raise InputError("--max-calls must be 1 or more")
     spec = spec_from_args(args)
     spec.check_options()
-    if args.segments != 1 and not spec.scan:
-        raise InputError("--segments splits a Scan; a Query reads one key range in order")
-    client = make_client(connection_options(args))
+    check_segments(args.segments, spec)
+    # A segmented Scan reads each segment through its own client (its own retries).
+    clients = segment_clients(connection_options(args), args.segments)
+    client = clients[0]
     schema = describe_table(client, spec.table)
     spec.validate(schema)
     prediction = forecast(schema, spec)
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             spec,
             schema,
             segments=args.segments,
+            clients=clients,
             cancel=token,
             progress=report,
             max_calls=args.max_calls,

@@ -21,6 +21,7 @@ from dynotui.cli.options import HelpFormatter, add_connection_options, connectio
 from dynotui.cli.output import write_line
 from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options, prices_from_args
+from dynotui.cli.segmented_pages import add_segments_option, check_flags, run_segmented
 from dynotui.cli.summary import summary_json
 from dynotui.core import json_input
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner, check_max_age
@@ -161,6 +162,7 @@ def register(sub: Any, help_text: str) -> None:
     add_statement_options(parser)
     add_paging_options(parser)
     add_format_option(parser)
+    add_segments_option(parser.add_argument_group("parallel Scan"))
     add_price_options(parser)
     add_postgres_options(parser)
     add_connection_options(parser)
@@ -252,6 +254,10 @@ def emit(
         if mark is not None and page.number == 1:
             line["foreign_start"] = mark
         write_line(out, line, exact=plain)
+
+
+def signed(signer: Callable[[], CursorSigner], source: Source, key: Any) -> str:
+    return signer().sign(source.key_to_json(key), source.scope())
 
 
 def page_through(
@@ -443,6 +449,8 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     check_format(args, out)
+    if args.segments != 1:
+        check_flags(args)
     if getattr(args, "postgres", None) is not None:
         return run_postgres(args, out)
     if args.mode in ("keyset", "offset"):
@@ -457,6 +465,15 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         args, page_size=args.page_size, mode=args.mode or "raw", max_rounds=args.max_rounds
     )
     spec.check_options()
+    if args.segments != 1:
+        return run_segmented(
+            args,
+            spec,
+            out,
+            None if args.no_tokens else lambda source, key: signed(signer, source, key),
+            lambda page, token: dynamo_page_json(page, token, args.plain),
+            prices,
+        )
     client = make_client(connection_options(args))
     schema = describe_table(client, spec.table)
     source = QuerySource(client, spec, schema)  # a bad query is the first thing to say

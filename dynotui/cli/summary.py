@@ -9,16 +9,20 @@ from __future__ import annotations
 from typing import Any
 
 from dynotui.core.figures_text import number
+from dynotui.core.measures import QueryMeasures
 from dynotui.core.money import WHAT_SESSION, WHAT_SHAPE, PriceList, estimates, per_page_views
+from dynotui.core.page import Totals
 from dynotui.core.pager import Pager
 from dynotui.core.refusals import CursorRefusals
 
 
-def price_json(prices: PriceList | None, unit: str | None, pager: Pager) -> dict[str, Any] | None:
+def price_json(
+    prices: PriceList | None, unit: str | None, totals: Totals[Any], measured: QueryMeasures
+) -> dict[str, Any] | None:
     if prices is None or unit != prices.unit:
         return None
-    measures = pager.measures.snapshot()
-    total = pager.totals.cost.headline if pager.totals.cost is not None else None
+    measures = measured.snapshot()
+    total = totals.cost.headline if totals.cost is not None else None
     mean = measures.capacity_mean
     found = estimates(prices, unit, [(WHAT_SESSION, total), (WHAT_SHAPE, per_page_views(mean))])
     return {
@@ -33,14 +37,23 @@ def summary_json(
     pager: Pager, prices: PriceList | None, refusals: CursorRefusals
 ) -> dict[str, Any]:
     """What the pages printed add up to: the five measures, the totals, the price."""
-    totals = pager.totals
+    return summary_of(pager.totals, pager.measures, prices, refusals)
+
+
+def summary_of(
+    totals: Totals[Any],
+    measures: QueryMeasures,
+    prices: PriceList | None,
+    refusals: CursorRefusals,
+) -> dict[str, Any]:
+    """``summary_json`` of any pages: one pager's, or every segment's of a parallel Scan."""
     cost = totals.cost
     unit = cost.unit if cost is not None else None
     headline = cost.headline if cost is not None else None
     return {
         "summary": {
             "pages": totals.pages_read,
-            "measures": pager.measures.snapshot().as_json(),
+            "measures": measures.snapshot().as_json(),
             "totals": {
                 "unit": unit,
                 "cost": headline,
@@ -51,7 +64,7 @@ def summary_json(
                 "retries": cost.retries if cost is not None else 0,
                 "latency_ms": round(cost.latency_ms, 3) if cost is not None else 0.0,
             },
-            "price_estimate": price_json(prices, unit, pager),
+            "price_estimate": price_json(prices, unit, totals, measures),
             "cursors": refusals.figures().as_json(),
         }
     }

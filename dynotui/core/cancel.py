@@ -47,6 +47,10 @@ class CancelToken:
     def cancelled(self) -> bool:
         return self._event.is_set()
 
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``, ending early on cancel; True if cancelled."""
+        return self._event.wait(seconds)
+
     def check(self, cost: Any = None) -> None:
         """Raise ReadCancelled, carrying what was spent so far, if the read was cancelled."""
         if self._event.is_set():

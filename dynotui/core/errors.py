@@ -35,6 +35,11 @@ class ServiceError(DynotuiError):
     exit_code = 1
 
 
+class ThrottledError(ServiceError):
+    """The database said to slow down, and the driver's own retries did not get through:
+    the same read may well succeed after a wait."""
+
+
 class ReadCancelled(DynotuiError):
     """A read stopped because it was cancelled or superseded; no further call was made.
 

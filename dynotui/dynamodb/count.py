@@ -12,22 +12,29 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from dynotui.core.cancel import CancelToken
-from dynotui.core.errors import InputError, ReadCancelled
+from dynotui.core.errors import ReadCancelled, ThrottledError
+from dynotui.core.segments import Backoff, SegmentFigures, run_segments
 from dynotui.dynamodb.connection import cancellable, install_cancel_hook
 from dynotui.dynamodb.cost import Capacity, DynamoCost
 from dynotui.dynamodb.errors import translate
 from dynotui.dynamodb.expressions import placeholders
 from dynotui.dynamodb.schema import TableSchema
+from dynotui.dynamodb.segments import (
+    MAX_SEGMENTS,
+    check_segments,
+    reading_segment,
+    throttle_counter,
+)
 from dynotui.dynamodb.spec import QuerySpec
 
 READ_UNIT_BYTES = 4096
-MAX_SEGMENTS = 64
+__all__ = ["MAX_SEGMENTS", "CountProgress", "CountResult", "Forecast", "count", "forecast"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,7 @@ class CountProgress:
     scanned: int
     capacity: float
     seconds: float
+    segments: tuple[SegmentFigures, ...] = ()  # each segment's own, when there are several
 
     @property
     def rate(self) -> float:
@@ -68,6 +76,7 @@ class CountResult:
     seconds: float
     complete: bool
     forecast: Forecast
+    segments: tuple[SegmentFigures, ...] = ()  # each segment's own, when there are several
     taken_at: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
     @property
@@ -84,7 +93,7 @@ class CountResult:
         )
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "count": self.count,
             "scanned_count": self.scanned,
             "consumed_capacity": self.capacity.as_json() if self.capacity else None,
@@ -95,6 +104,9 @@ class CountResult:
             "taken_at": self.taken_at.isoformat(timespec="seconds"),
             "forecast": self.forecast.as_json(),
         }
+        if self.segments:
+            found["segments"] = [figures.as_json() for figures in self.segments]
+        return found
 
     def summary(self) -> str:
         """For the status line: "11,449 matches, counted 14:02, cost 412 RCU"."""
@@ -183,9 +195,9 @@ def count_request(spec: QuerySpec, schema: TableSchema) -> dict[str, Any]:
 
 
 class _Tally:
-    """Running sums over every segment, shared by their threads."""
+    """Running sums over every segment, and each segment's own, shared by their threads."""
 
-    def __init__(self, clock: Callable[[], float]) -> None:
+    def __init__(self, clock: Callable[[], float], segments: int) -> None:
         self.lock = threading.Lock()
         self.clock = clock
         self.began = clock()
@@ -195,6 +207,8 @@ class _Tally:
         self.scanned = 0
         self.retries = 0
         self.capacity: Capacity | None = None
+        self.parts = [_Part() for _ in range(segments)]
+        self.throttles: list[Callable[[], int]] = [lambda: 0] * segments
 
     def reserve(self, max_calls: int | None) -> bool:
         """Take the slot for one more call; False once ``max_calls`` are taken. Segments
@@ -205,20 +219,66 @@ class _Tally:
             self.started += 1
             return True
 
-    def add(self, response: dict[str, Any]) -> CountProgress:
+    def add(self, segment: int, response: dict[str, Any]) -> CountProgress:
+        used = Capacity.from_response(response.get("ConsumedCapacity"))
+        retries = response.get("ResponseMetadata", {}).get("RetryAttempts", 0)
         with self.lock:
             self.calls += 1
             self.count += response.get("Count", 0)
             self.scanned += response.get("ScannedCount", 0)
-            self.retries += response.get("ResponseMetadata", {}).get("RetryAttempts", 0)
-            used = Capacity.from_response(response.get("ConsumedCapacity"))
+            self.retries += retries
             if used is not None:
                 self.capacity = used if self.capacity is None else self.capacity + used
+            self.parts[segment].add(response, used, retries)
             return self.progress()
+
+    def figures(self) -> tuple[SegmentFigures, ...]:
+        return tuple(
+            part.figures(index, self.throttles[index]()) for index, part in enumerate(self.parts)
+        )
 
     def progress(self) -> CountProgress:
         units = self.capacity.total if self.capacity else 0.0
-        return CountProgress(self.calls, self.count, self.scanned, units, self.clock() - self.began)
+        return CountProgress(
+            self.calls,
+            self.count,
+            self.scanned,
+            units,
+            self.clock() - self.began,
+            self.figures() if len(self.parts) > 1 else (),
+        )
+
+
+class _Part:
+    """One segment's sums (a cell of the segment map)."""
+
+    def __init__(self) -> None:
+        self.calls = self.count = self.scanned = self.retries = self.backoffs = 0
+        self.units: float | None = None
+        self.done = False
+        self.failed: str | None = None
+
+    def add(self, response: dict[str, Any], used: Capacity | None, retries: int) -> None:
+        self.calls += 1
+        self.count += response.get("Count", 0)
+        self.scanned += response.get("ScannedCount", 0)
+        self.retries += retries
+        if used is not None:
+            self.units = (self.units or 0.0) + used.total
+
+    def figures(self, index: int, throttles: int) -> SegmentFigures:
+        return SegmentFigures(
+            segment=index,
+            reads=self.calls,
+            items=self.count,
+            scanned=self.scanned,
+            units=self.units,
+            retries=self.retries,
+            throttles=throttles,
+            backoffs=self.backoffs,
+            done=self.done,
+            failed=self.failed,
+        )
 
 
 def count(
@@ -227,6 +287,7 @@ def count(
     schema: TableSchema,
     *,
     segments: int = 1,
+    clients: Sequence[Any] | None = None,
     cancel: CancelToken | None = None,
     progress: Callable[[CountProgress], None] | None = None,
     max_calls: int | None = None,
@@ -234,60 +295,60 @@ def count(
     clock: Callable[[], float] = time.monotonic,
 ) -> CountResult:
     """Count the matches; a cancel (or ``max_calls``) stops before the next call and the
-    partial result says so. A Scan may run ``segments`` parallel segments."""
+    partial result says so. A Scan may run ``segments`` parallel segments, each through
+    its own client of ``clients`` (or all through ``client``)."""
     spec.validate(schema)
-    if not 1 <= segments <= MAX_SEGMENTS:
-        raise InputError(f"segments must be 1 to {MAX_SEGMENTS}, got {segments}")
-    if segments > 1 and not spec.scan:
-        raise InputError("segments split a Scan; a Query reads one key range in order")
-    install_cancel_hook(client)
+    check_segments(segments, spec)
+    if clients is not None and len(clients) != segments:
+        raise ValueError(f"{len(clients)} clients for {segments} segments")
     token = cancel or CancelToken()
-    tally = _Tally(clock)
+    inner = CancelToken()  # also cancelled by a segment's failure, which token is not
+    token.on_cancel(inner.cancel)
+    tally = _Tally(clock, segments)
     base = count_request(spec, schema)
-    operation = getattr(client, spec.operation)
-    stopped = threading.Event()
-    failures: list[BaseException] = []
+    capped = threading.Event()
 
-    def run(segment: int | None) -> None:
+    def run(index: int) -> None:
+        reader = clients[index] if clients is not None else client
+        install_cancel_hook(reader)
+        counter = throttle_counter(reader)
+        tally.throttles[index] = lambda: counter.of(index)
+        part = tally.parts[index]
+        operation = getattr(reader, spec.operation)
         params = dict(base)
-        if segment is not None:
-            params.update(Segment=segment, TotalSegments=segments)
-        while not stopped.is_set():
-            if token.cancelled or not tally.reserve(max_calls):
-                stopped.set()
+        if segments > 1:
+            params.update(Segment=index, TotalSegments=segments)
+        backoff = Backoff()
+        while not (inner.cancelled or capped.is_set()):
+            if not tally.reserve(max_calls):
+                capped.set()  # the calls that took a slot are made: no cancel
                 return
             try:
-                with cancellable(token):
+                with cancellable(inner), reading_segment(index):
                     response = operation(**params)
             except ReadCancelled:
-                stopped.set()
                 return
-            except Exception as exc:  # reported once; the other segments stop
-                failures.append(translate(exc, spec.table))
-                stopped.set()
-                return
-            snapshot = tally.add(response)
+            except Exception as exc:
+                error = translate(exc, spec.table)
+                if isinstance(error, ThrottledError) and backoff.wait(inner):
+                    part.backoffs = backoff.total
+                    continue
+                part.failed = str(error)
+                raise error from exc
+            backoff.succeeded()
+            snapshot = tally.add(index, response)
             if progress is not None:
                 progress(snapshot)
             key = response.get("LastEvaluatedKey")
             if key is None:
+                part.done = True
                 return
             params["ExclusiveStartKey"] = key
 
-    if segments == 1:
-        run(None)
-    else:
-        threads = [
-            threading.Thread(target=run, args=(s,), name=f"count-{s}", daemon=True)
-            for s in range(segments)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    if failures and not stopped_by_user(token, max_calls, tally):
+    failures = run_segments(segments, run, cancel=inner)
+    if failures and not (token.cancelled or capped.is_set()):
         raise failures[0]
-    complete = not stopped.is_set() and not failures
+    complete = all(part.done for part in tally.parts)
     return CountResult(
         scope=spec.scope(),
         count=tally.count,
@@ -298,8 +359,5 @@ def count(
         seconds=clock() - tally.began,
         complete=complete,
         forecast=prediction or forecast(schema, spec),
+        segments=tally.figures() if segments > 1 else (),
     )
-
-
-def stopped_by_user(token: CancelToken, max_calls: int | None, tally: _Tally) -> bool:
-    return token.cancelled or (max_calls is not None and tally.started >= max_calls)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynotui.core.errors import DynotuiError, InputError, ServiceError
+from dynotui.core.errors import DynotuiError, InputError, ServiceError, ThrottledError
 
 THROTTLING = {
     "ProvisionedThroughputExceededException",
@@ -40,7 +40,7 @@ def translate(exc: BaseException, table: str | None = None) -> DynotuiError:
         if code == "ValidationException":
             return InputError(f"DynamoDB rejected the request: {message}")
         if code in THROTTLING:
-            return ServiceError(
+            return ThrottledError(
                 f"DynamoDB throttled the request ({code}) and {attempts} retries did not get "
                 "through; wait and retry, or lower the page size"
             )

@@ -30,6 +30,7 @@ DEFAULT_PAGE_SIZE = 25
 DEFAULT_MAX_ROUNDS = 5
 MAX_ROUNDS_LIMIT = 100
 SORT_OPERATORS = ("=", "<", "<=", ">", ">=", "BETWEEN", "begins_with")
+MAX_TOTAL_SEGMENTS = 1_000_000  # DynamoDB's own bound on TotalSegments
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,9 @@ class QuerySpec:
     mode: Mode = "raw"
     max_rounds: int = DEFAULT_MAX_ROUNDS
     consistent_read: bool = False
+    # One segment of a parallel Scan: Segment (from 0) of TotalSegments; its own scope.
+    segment: int | None = None
+    total_segments: int | None = None
     # What the user typed, by field: (the text with placeholders, the text as typed).
     # Errors quote the typed text, with positions in it, not dynotui's rewriting.
     typed: Mapping[str, tuple[str, str]] = field(default_factory=dict, compare=False, repr=False)
@@ -81,8 +85,22 @@ class QuerySpec:
             raise FieldError(
                 "scan", "a Scan takes no key condition; use a filter, or make it a Query"
             )
+        self._check_segment()
         check_placeholders(self.expressions(), self.names, self.values, FORM_FIELDS)
         self.trees()  # a syntax error is named here, before any call
+
+    def _check_segment(self) -> None:
+        if self.segment is None and self.total_segments is None:
+            return
+        if not self.scan:
+            raise FieldError("scan", "segments split a Scan; a Query reads one key range in order")
+        total, segment = self.total_segments, self.segment
+        if total is None or segment is None or not 1 <= total <= MAX_TOTAL_SEGMENTS:
+            raise FieldError(
+                "scan", f"a Scan's segment needs a total of 1 to {MAX_TOTAL_SEGMENTS:,} segments"
+            )
+        if not 0 <= segment < total:
+            raise FieldError("scan", f"segment {segment} is not one of 0 to {total - 1}")
 
     def validate(self, schema: TableSchema) -> SortOrder:
         """Refuse, with a sentence naming the field, anything DynamoDB would refuse."""
@@ -134,6 +152,9 @@ class QuerySpec:
             params["ScanIndexForward"] = False
         if self.consistent_read:
             params["ConsistentRead"] = True
+        if self.segment is not None:
+            params["Segment"] = self.segment
+            params["TotalSegments"] = self.total_segments
         if start_key:
             params["ExclusiveStartKey"] = start_key
         return params
@@ -187,17 +208,18 @@ class QuerySpec:
         values, direction, as canonical JSON of the parsed expressions, so spelling,
         spacing and placeholder names do not change it and no name can pose as syntax."""
         key, filter_tree = self.trees()
-        return canonical(
-            {
-                "source": "dynamodb",
-                "table": self.table,
-                "index": self.index or "",
-                "op": self.operation,
-                "key": key,
-                "filter": filter_tree,
-                "forward": True if self.scan else self.forward,
-            }
-        )
+        identity: dict[str, Any] = {
+            "source": "dynamodb",
+            "table": self.table,
+            "index": self.index or "",
+            "op": self.operation,
+            "key": key,
+            "filter": filter_tree,
+            "forward": True if self.scan else self.forward,
+        }
+        if self.segment is not None:  # a segment's key opens no other segment
+            identity["segment"] = [self.segment, self.total_segments]
+        return canonical(identity)
 
     def conditions(self) -> frozenset[str]:
         """Every condition an item must meet, key condition and filter together: two
