@@ -53,8 +53,11 @@ class SystemPostgres:
     """``with SystemPostgres(bindir) as server: server.uri`` — an ICU cluster whose default
     collation is ICU's "en" (so "a" < "B" < "b"), deleted afterwards."""
 
-    def __init__(self, bindir: Path) -> None:
+    def __init__(self, bindir: Path, *, tcp: bool = False) -> None:
+        """``tcp``: listen on 127.0.0.1 too, where a password is required (scram): what
+        lets an ordinary role's dblink connect back (a socket stays trusted)."""
         self.bindir = bindir
+        self.tcp = tcp
         self.folder = Path(tempfile.mkdtemp(prefix="dynotui-syspg-"))
         self.data = self.folder / "data"
         self.port = _free_port()
@@ -83,14 +86,18 @@ class SystemPostgres:
             self._run(
                 str(self.bindir / "initdb"),
                 "-D", str(self.data),
-                "--auth=trust", "-U", "postgres", "-E", "UTF8",
+                "--auth-local=trust",
+                f"--auth-host={'scram-sha-256' if self.tcp else 'trust'}",
+                "-U", "postgres", "-E", "UTF8",
                 "--locale-provider=icu", "--icu-locale=en", "--locale=C.UTF-8",
             )  # fmt: skip
             self._run(
                 str(self.bindir / "pg_ctl"),
                 "-D", str(self.data),
                 "-l", str(self.folder / "log"),
-                "-o", f"-k {self.folder} -c listen_addresses='' -p {self.port}",
+                "-o",
+                f"-k {self.folder} -c listen_addresses='{'127.0.0.1' if self.tcp else ''}'"
+                f" -p {self.port}",
                 "-w", "start",
             )  # fmt: skip
         except BaseException:

@@ -19,6 +19,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from helpers import page_lines
+from pg_catalog_checks import builtin_code_problems
 
 from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError, ReadCancelled, ServiceError
@@ -90,7 +92,7 @@ def socket_dir(admin: Any) -> str:
 def test_dblink_exec_in_a_filter_is_refused_and_deletes_nothing(pg: Any, victims: Any) -> None:
     target = f"host={socket_dir(victims)} dbname=postgres user=postgres"
     attack = f"dblink_exec('{target}', 'DELETE FROM ro.victims WHERE id > 90') IS NOT NULL"
-    with pytest.raises(InputError, match=r"refused: the filter calls .*dblink_exec.*another"):
+    with pytest.raises(InputError, match=r"refused: the filter calls dblink_exec .*another"):
         read_one_page(pg, victims_query(pg, attack))
     assert rows_of(victims) == list(range(1, 101))
 
@@ -119,14 +121,27 @@ def test_pg_terminate_backend_in_a_filter_is_refused(pg: Any, victims: Any, pg_u
         assert bystander.execute("SELECT 1").fetchone() == (1,)  # still alive
 
 
+@pytest.fixture
+def trusting(pg_uri: str) -> Any:
+    """A session that trusts the database's code (``--trust-database-code``)."""
+    session = connect(PgOptions(uri=pg_uri, trust_database_code=True))
+    yield session
+    session.close()
+
+
+# By default a filter runs only PostgreSQL's own code: the database's functions, operators
+# and types are refused by name, whatever they declare, and so is a sub-select.
 @pytest.mark.parametrize(
     ("where", "refusal"),
     [
-        ("ro.touch()", r"ro\.touch\(\), which is VOLATILE"),
-        ("ro.twin(1)", r"ro\.twin\(text\), which is VOLATILE"),  # any overload counts
-        ("id OPERATOR(ro.===) 1", r"operator ===, which calls ro\.loud_eq"),
-        ("victims.ro_touch_row", r"ro_touch_row\(ro\.victims\), which is VOLATILE"),
-        ("id::ro.checked > 0", r"domain ro\.checked, which calls ro\.touch_int"),
+        ("ro.touch()", r"calls ro\.touch\(\), which is not PostgreSQL's own"),
+        ("ro.calm()", r"calls ro\.calm\(\), which is not PostgreSQL's own"),  # even STABLE
+        ("ro.twin(1)", r"calls ro\.twin\(\w+\), which is not PostgreSQL's own"),
+        ("id OPERATOR(ro.===) 1", r"applies operator ro\.===\(integer,integer\), which is not"),
+        ("victims.ro_touch_row", r"calls ro_touch_row, which is not PostgreSQL's own"),
+        ("id::ro.checked > 0", r"names type ro\.checked, which is not PostgreSQL's own"),
+        ("id IN (SELECT v.id FROM ro.victims AS v)", r"holds a sub-select"),
+        ("EXISTS (SELECT 1)", r"holds a sub-select"),
         ("random() < 0.5", r"random\(\), which is VOLATILE"),
         ("pg_sleep(1) IS NOT NULL", r"pg_sleep\(double precision\), which sleeps"),
         ("pg_advisory_lock(1) IS NOT NULL", r"advisory lock"),
@@ -134,23 +149,71 @@ def test_pg_terminate_backend_in_a_filter_is_refused(pg: Any, victims: Any, pg_u
         ("table_to_xml('ro.victims', true, true, '') IS NOT NULL", r"runs SQL on a table"),
         ("txid_current() > 0", r"assigns a transaction id"),
         ("set_config('a.b', 'c', true) = 'c'", r"changes session settings"),
-        ("id IN (SELECT g FROM pg_ls_dir('.') AS g)", r"lists server directories"),
+        ("pg_ls_dir('.') IS NOT NULL", r"lists server directories"),
     ],
 )
-def test_functions_that_are_not_reads_are_refused(
+def test_by_default_a_filter_runs_only_postgresqls_own_code(
     pg: Any, victims: Any, where: str, refusal: str
 ) -> None:
     with pytest.raises(InputError, match=refusal):
         read_one_page(pg, victims_query(pg, where))
 
 
-def test_stable_and_immutable_calls_and_sub_selects_are_read(pg: Any, victims: Any) -> None:
+# Trusting the database's code still refuses what is VOLATILE or denied, however it is
+# reached: an overload, an operator's function, the call notation t.f, a domain's CHECK.
+@pytest.mark.parametrize(
+    ("where", "refusal"),
+    [
+        ("ro.touch()", r"calls ro\.touch\(\), which is VOLATILE"),
+        ("ro.twin(1)", r"calls ro\.twin\(text\), which is VOLATILE"),  # any overload counts
+        ("id OPERATOR(ro.===) 1", r"may run ro\.loud_eq\(integer,integer\) \(the function of"),
+        ("victims.ro_touch_row", r"calls ro_touch_row\(ro\.victims\), which is VOLATILE"),
+        (
+            "id::ro.checked > 0",
+            r"may run ro\.touch_int\(integer\) \(used by the CHECK constraint checked_check "
+            r"of type ro\.checked, which the filter names\), which is VOLATILE",
+        ),
+        ("random() < 0.5", r"random\(\), which is VOLATILE"),
+        ("id IN (SELECT g FROM pg_ls_dir('.') AS g)", r"lists server directories"),
+    ],
+)
+def test_trusting_the_databases_code_still_refuses_volatile_and_denied_code(
+    trusting: Any, victims: Any, where: str, refusal: str
+) -> None:
+    with pytest.raises(InputError, match=refusal):
+        read_one_page(trusting, victims_query(trusting, where))
+
+
+def test_builtin_objects_reach_only_builtin_code(pg_admin: Any) -> None:
+    assert builtin_code_problems(pg_admin) == []
+
+
+def test_an_ordinary_filter_runs_by_default(pg: Any, victims: Any) -> None:
+    """Built-in functions, LIKE, casts, arithmetic, IN lists, IS NULL, date arithmetic."""
+    where = (
+        "lower(note) LIKE 'row 1%' AND id::text <> 'x' AND id * 2 + 1 > 3"
+        " AND id IN (10, 11, 12, $1)"
+        " AND note IS NOT NULL AND now() - interval '1 day' < now()"
+        " AND date '2026-01-01' + 3 > current_date - 100000 AND coalesce(note, '') ~ '^row'"
+        " AND note <> '$1 %(p1)s'"  # a $1 and a placeholder inside a literal stay text
+    )
+    page = read_one_page(pg, victims_query(pg, where, (13,), page_size=50))
+    expected = [
+        str(r[0])
+        for r in victims.execute(
+            "SELECT id FROM ro.victims WHERE note LIKE 'row 1%' AND id IN (10, 11, 12, 13)"
+            " ORDER BY id"
+        )
+    ]
+    assert [row["id"] for row in page.items] == expected == ["10", "11", "12", "13"]
+
+
+def test_stable_calls_and_sub_selects_are_read_when_trusted(trusting: Any, victims: Any) -> None:
     where = (
         "ro.calm() AND lower(note) LIKE 'row 1%' AND now() > '2000-01-01'"
         " AND id IN (SELECT v.id FROM ro.victims AS v WHERE v.id <= $1)"
-        " AND note <> '$1 %(p1)s'"  # a $1 and a placeholder inside a literal stay text
     )
-    page = read_one_page(pg, victims_query(pg, where, (50,), page_size=50))
+    page = read_one_page(trusting, victims_query(trusting, where, (50,), page_size=50))
     expected = [
         str(r[0])
         for r in victims.execute(
@@ -222,9 +285,9 @@ def test_each_transaction_sets_its_timeouts_locally(pg: Any) -> None:
 
 
 def test_a_statement_timeout_stops_a_long_filter(pg_uri: str, victims: Any) -> None:
-    session = connect(PgOptions(uri=pg_uri, statement_timeout=0.2))
+    session = connect(PgOptions(uri=pg_uri, statement_timeout=0.2, trust_database_code=True))
     try:
-        slow = "(SELECT count(*) FROM generate_series(1, 400000000)) > 0"
+        slow = "(SELECT count(*) FROM generate_series(1, 400000000)) > 0"  # a sub-select
         with pytest.raises(ServiceError, match="statement timeout"):
             read_one_page(session, victims_query(session, slow))
         assert read_one_page(session, victims_query(session, "id <= 3")).shown == 3
@@ -238,7 +301,10 @@ def test_a_statement_timeout_stops_a_long_filter(pg_uri: str, victims: Any) -> N
 def test_a_failed_dblink_call_says_what_failed(pg: Any, ro_schema: Any) -> None:
     elsewhere = "host=127.0.0.1 port=1 dbname=nowhere connect_timeout=2"
     with pytest.raises(ServiceError) as failed:
-        pg.query(f"SELECT * FROM dblink('{elsewhere}', 'SELECT 1') AS t(x integer)")
+        pg.query(
+            f"SELECT * FROM dblink('{elsewhere}', 'SELECT 1') AS t(x integer)",
+            user_search_path=True,  # dblink lives in public
+        )
     message = str(failed.value)
     assert "could not establish connection" in message and "08001" in message
     assert "cannot reach PostgreSQL" not in message
@@ -329,3 +395,38 @@ def test_refused_filters_exit_2_with_one_line(
     assert message in result.stderr and result.stderr.count("\n") == 1
     assert result.stdout == ""
     assert rows_of(victims) == list(range(1, 101))
+
+
+def pages_with_config(uri: str, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dynotui", "pages", "--postgres", uri, *args],
+        capture_output=True,
+        text=True,
+        env={**ENV, "DYNOTUI_CONFIG": str(config)},
+        timeout=120,
+    )
+
+
+def test_trusting_by_flag_or_config_key_says_what_it_gives_up(
+    pg_uri: str, victims: Any, tmp_path: Path
+) -> None:
+    where = ["--table", "ro.victims", "--where", "ro.calm() AND id <= 3", "--no-tokens"]
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    refused = pages_with_config(pg_uri, config, *where)
+    assert refused.returncode == 2 and "not PostgreSQL's own" in refused.stderr
+    flagged = pages_with_config(pg_uri, config, *where, "--trust-database-code")
+    config.write_text("[postgres]\ntrust_database_code = true\n")
+    configured = pages_with_config(pg_uri, config, *where)
+    for run in (flagged, configured):
+        assert run.returncode == 0, run.stderr
+        assert run.stderr.count("\n") == 1 and "trusting this database's code" in run.stderr
+        assert "cannot see inside them" in run.stderr
+        assert [r["id"] for r in page_lines(run.stdout)[0]["items"]] == ["1", "2", "3"]
+    for bad, says in (
+        ('[postgres]\ntrust_database_code = "yes"\n', "must be true or false"),
+        ("[postgres]\ntrust = true\n", "has no setting trust"),
+    ):
+        config.write_text(bad)
+        run = pages_with_config(pg_uri, config, *where)
+        assert run.returncode == 2 and says in run.stderr and run.stderr.count("\n") == 1

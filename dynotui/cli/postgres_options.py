@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Mapping
 from typing import Any
 
+from dynotui.core import config
 from dynotui.core.errors import InputError
 
 MODES = ("keyset", "offset")
@@ -52,6 +55,17 @@ def add_postgres_options(parser: argparse.ArgumentParser) -> None:
         "--columns", metavar="LIST", help="columns to show, comma-separated (default: all)"
     )
     group.add_argument(
+        "--trust-database-code",
+        action="store_true",
+        default=None,
+        help="let a filter run this database's own functions, operators, types, views and "
+        "row-level policies (default: only PostgreSQL's built-ins and the table's columns, "
+        "no sub-selects). This gives up the guarantee that no code the database's owners "
+        "wrote runs: dynotui cannot see inside it. Still refused: VOLATILE and denied "
+        "functions; the session stays read-only. Also: trust_database_code = true under "
+        "[postgres] in config.toml",
+    )
+    group.add_argument(
         "--statement-timeout",
         metavar="SECONDS",
         type=float,
@@ -77,15 +91,48 @@ def pg_mode(args: argparse.Namespace) -> str:
     return mode
 
 
+TRUST_KEY = "trust_database_code"
+TRUST_NOTE = (
+    "trusting this database's code: a filter may run its own functions, operators, types, "
+    "views and policies (never a VOLATILE or denied function); dynotui cannot see inside them"
+)
+
+
+def configured_trust(settings: Mapping[str, Any] | None = None) -> bool:
+    """``trust_database_code`` under ``[postgres]`` in config.toml (default false)."""
+    table = config.table("postgres", settings)
+    where = f"in the settings file {config.config_path()}"
+    unknown = sorted(set(table) - {TRUST_KEY})
+    if unknown:
+        raise InputError(
+            f"[postgres] {where} has no setting {', '.join(unknown)} (it takes {TRUST_KEY})"
+        )
+    value = table.get(TRUST_KEY, False)
+    if not isinstance(value, bool):
+        raise InputError(f"[postgres] {TRUST_KEY} {where} must be true or false, got {value!r}")
+    return value
+
+
+def trusts_database_code(args: argparse.Namespace | None = None) -> bool:
+    """The flag, else the config key; a note on stderr says what trusting gives up."""
+    trusted = bool(getattr(args, "trust_database_code", None)) or configured_trust()
+    if trusted:
+        print(f"dynotui: {TRUST_NOTE}", file=sys.stderr)
+    return trusted
+
+
 def connect_from_args(args: argparse.Namespace) -> Any:
     from dynotui.postgres.connection import PgOptions, connect
 
     timeout = getattr(args, "statement_timeout", None)
+    trusted = trusts_database_code(args)
     if timeout is None:
-        return connect(PgOptions(uri=args.postgres or None))
+        return connect(PgOptions(uri=args.postgres or None, trust_database_code=trusted))
     if not 0.001 <= timeout <= 86_400:
         raise InputError(f"--statement-timeout is 0.001 to 86400 seconds, got {timeout:g}")
-    return connect(PgOptions(uri=args.postgres or None, statement_timeout=timeout))
+    return connect(
+        PgOptions(uri=args.postgres or None, statement_timeout=timeout, trust_database_code=trusted)
+    )
 
 
 def query_from_args(session: Any, args: argparse.Namespace, page_size: int = 25) -> Any:

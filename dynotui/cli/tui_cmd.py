@@ -163,10 +163,14 @@ def run_resume(args: argparse.Namespace) -> int:
     if entry is None:
         raise InputError(f"no query in the history yet ({store.path}): open one first")
     if entry.database == "postgres":
+        from dynotui.cli.postgres_options import trusts_database_code
         from dynotui.postgres import history_entry as pg_history
         from dynotui.postgres.connection import PgOptions, connect
 
-        pg_options = PgOptions(uri=pg_history.reopen(entry).conninfo or None)
+        pg_options = PgOptions(
+            uri=pg_history.reopen(entry).conninfo or None,
+            trust_database_code=trusts_database_code(args),
+        )
         session = connect(pg_options)
         try:
             preload_ui("postgres")

@@ -67,32 +67,48 @@ MEASURED_ONE_PASS = "EXPLAIN ANALYZE, one execution"
 MEASURED_AGAIN = "EXPLAIN ANALYZE, run again (auto_explain sent no plan)"
 
 
+# Unless the session trusts the database's code, dynotui's statements run with only
+# PostgreSQL's own schema on the search path (pg_temp last, where no function is found by
+# an unqualified name): an unqualified name in a filter finds a built-in or nothing, never
+# a user's function or operator that shadows one.
+OWN_SEARCH_PATH = "pg_catalog, pg_temp"
+
+
 @dataclass(frozen=True)
 class PgOptions:
     uri: str | None = None  # None: libpq's PG* environment variables
     connect_timeout: float = 5.0
     statement_timeout: float = 30.0
     idle_in_transaction_timeout: float = 60.0
+    # A filter may run the database's own functions, operators, types and views (never a
+    # VOLATILE or denied one): for a database whose code its reader trusts.
+    trust_database_code: bool = False
 
     def describe(self) -> str:
         return redacted(self.uri) or "PostgreSQL (PG* variables)"
 
-    def settings(self) -> dict[str, str]:
-        """What each transaction sets LOCAL: the timeouts, then the exact-text settings."""
-        return {
+    def settings(self, *, user_search_path: bool = False) -> dict[str, str]:
+        """What each transaction sets LOCAL: the timeouts, the exact-text settings, and
+        the search path (``user_search_path``: the session's own, to read names as the
+        user means them: a table's name)."""
+        settings = {
             "statement_timeout": f"{int(self.statement_timeout * 1000)}ms",
             "idle_in_transaction_session_timeout": (
                 f"{int(self.idle_in_transaction_timeout * 1000)}ms"
             ),
             **EXACT_SETTINGS,
         }
+        if not self.trust_database_code and not user_search_path:
+            settings["search_path"] = OWN_SEARCH_PATH
+        return settings
 
 
 def _startup_options(options: PgOptions) -> str:
-    """The same settings as libpq startup options (no value holds a space)."""
+    """The same settings as libpq startup options (no value holds a space), but the
+    search path: names the user types are read on the session's own."""
     values = {
         "default_transaction_read_only": "on",
-        **{k: v.replace(" ", "") for k, v in options.settings().items()},
+        **{k: v.replace(" ", "") for k, v in options.settings(user_search_path=True).items()},
     }
     return " ".join(f"-c {name}={value}" for name, value in values.items())
 
@@ -133,7 +149,10 @@ class PgSession:
         info = self.conn.info
         host = "local socket" if info.host.startswith("/") else f"{info.host}:{info.port}"
         where = f"{info.user}@{host}/{info.dbname}"
-        return f"PostgreSQL {info.server_version // 10000} · {where}"
+        trusting = (
+            " · trusts database code" if self.options and self.options.trust_database_code else ""
+        )
+        return f"PostgreSQL {info.server_version // 10000} · {where}{trusting}"
 
     @property
     def measured_by(self) -> str:
@@ -194,11 +213,20 @@ class PgSession:
         plan["waited_ms"] = waited
         return rows, plan
 
-    def query(self, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
-        """Catalogue reads (no plan wanted)."""
+    @property
+    def server_version(self) -> int:
+        return int(self.conn.info.server_version) if self.conn is not None else 0
+
+    def query(
+        self, sql: str, params: Any = None, *, user_search_path: bool = False
+    ) -> list[tuple[Any, ...]]:
+        """Catalogue reads (no plan wanted). ``user_search_path``: names are read on the
+        session's own search path (a table's name as the user typed it)."""
         with self.lock:
             try:
-                (rows,) = self._transaction([(sql, params)], None)
+                (rows,) = self._transaction(
+                    [(sql, params)], None, user_search_path=user_search_path
+                )
             except DynotuiError:
                 raise
             except Exception as exc:
@@ -265,7 +293,11 @@ class PgSession:
         return list(rows), _inner_plan(document)
 
     def _transaction(
-        self, statements: list[tuple[str, Any]], ticket: object | None
+        self,
+        statements: list[tuple[str, Any]],
+        ticket: object | None,
+        *,
+        user_search_path: bool = False,
     ) -> list[list[tuple[Any, ...]]]:
         """Statements in one transaction begun READ ONLY, with the LOCAL settings, and
         rolled back: whatever a statement set (set_config included) is undone, and
@@ -275,7 +307,8 @@ class PgSession:
             self._reopen()
         if self._closing or (isinstance(ticket, CancelToken) and ticket.cancelled):
             raise ReadCancelled()  # cancelled while another statement ran
-        settings = self.options.settings() if self.options else PgOptions().settings()
+        options = self.options or PgOptions()
+        settings = options.settings(user_search_path=user_search_path)
         settings_sql = "SELECT " + ", ".join(
             f"pg_catalog.set_config(%(n{i})s, %(v{i})s, true)" for i in range(len(settings))
         )

@@ -16,7 +16,7 @@ from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import ReadCancelled
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.cost import PgCost, from_plan
-from dynotui.postgres.filter import verify
+from dynotui.postgres.reach import verify
 from dynotui.postgres.sql import PgQuery, count_sql
 
 
@@ -74,7 +74,9 @@ def forecast(session: PgSession, query: PgQuery) -> PgForecast:
     basis = "pg_class.reltuples, as of the last ANALYZE or VACUUM"
     if query.filter is None:
         return PgForecast(rows, rows, basis)
-    verify(session, query.filter)  # EXPLAIN plans it: the planner may evaluate what it calls
+    verify(
+        session, query.filter, query.table.schema, query.table.name
+    )  # EXPLAIN plans it: the planner may evaluate what it calls
     sql, params = count_sql(query)
     plan = session.query("EXPLAIN (FORMAT JSON) " + sql, params)[0][0]
     top = plan[0]["Plan"]
@@ -87,7 +89,7 @@ def count(
     session: PgSession, query: PgQuery, forecast_: PgForecast, cancel: CancelToken | None = None
 ) -> PgCountResult:
     token = cancel or CancelToken()
-    verify(session, query.filter)
+    verify(session, query.filter, query.table.schema, query.table.name)
     sql, params = count_sql(query)
     began = time.perf_counter()
     withdraw = token.on_cancel(lambda: session.cancel(token))

@@ -9,14 +9,8 @@ is what was checked and no parenthesis in the text can close the WHERE early. Th
 scope is built from the same deparsed text: whitespace outside literals does not matter,
 whitespace inside them does.
 
-What the parser cannot know (which function a name resolves to, its volatility) is asked
-of the server being read, in ``check_on_server``: every function, operator and cast the
-expression may call is looked up in the catalog *by name, over every overload*, and the
-filter is refused if any candidate is VOLATILE or on the deny-list below. Looking at every
-overload over-approximates the one the server will pick, so a filter that passes cannot
-call a volatile function through overload resolution. A function that lies about its
-volatility (declared STABLE, yet writes through dblink) is the database's own promise
-broken; the deny-list covers the built-in and contrib functions known to reach outside.
+What the parser cannot know (which object a name resolves to, what that object runs) is
+asked of the server being read, from what the walk collects here: see ``reach``.
 """
 
 from __future__ import annotations
@@ -29,78 +23,7 @@ from dynotui.core.errors import InputError
 
 MAX_FILTER_TEXT = 100_000
 
-# Functions refused whatever their volatility says: they reach files, other sessions or
-# servers, hold locks past the transaction, or run SQL text that was never checked here.
-DENIED_NAMES = {
-    "pg_read_file": "reads server files",
-    "pg_read_binary_file": "reads server files",
-    "pg_stat_file": "reads server files",
-    "pg_current_logfile": "reads server files",
-    "pg_logdir_ls": "reads server files",
-    "loread": "reads large objects",
-    "lowrite": "writes large objects",
-    "pg_terminate_backend": "ends another session",
-    "pg_cancel_backend": "cancels another session's statement",
-    "pg_signal_backend": "signals another session",
-    "pg_log_backend_memory_contexts": "acts on another session",
-    "pg_notify": "sends a notification to other sessions",
-    "pg_reload_conf": "changes the server's configuration",
-    "pg_promote": "changes the server's state",
-    "pg_switch_wal": "changes the server's state",
-    "pg_create_restore_point": "changes the server's state",
-    "pg_import_system_collations": "changes the catalog",
-    "pg_prewarm": "changes the server's buffers",
-    "set_config": "changes session settings",
-    "txid_current": "assigns a transaction id",
-    "pg_current_xact_id": "assigns a transaction id",
-    "nextval": "advances a sequence",
-    "setval": "changes a sequence",
-    "ts_stat": "runs SQL text",
-    "ts_rewrite": "runs SQL text",
-    "connectby": "runs SQL text",
-}
-DENIED_PREFIXES = {
-    "pg_ls_": "lists server directories",
-    "pg_file_": "writes server files",
-    "lo_": "reads or writes large objects, server files included",
-    "dblink": "connects to another server or database",
-    "postgres_fdw_": "acts on foreign-server connections",
-    "pg_advisory": "takes an advisory lock (a session lock outlives the transaction)",
-    "pg_try_advisory": "takes an advisory lock (a session lock outlives the transaction)",
-    "pg_sleep": "sleeps",
-    "pg_rotate_logfile": "changes the server's state",
-    "pg_backup_": "changes the server's state",
-    "pg_wal_replay_": "changes the server's state",
-    "pg_stat_reset": "resets statistics",
-    "pg_logical_": "acts on replication",
-    "pg_replication_": "acts on replication",
-    "pg_create_": "creates replication state",
-    "pg_drop_": "drops replication state",
-    "pg_copy_": "copies replication state",
-    "pg_sync_replication": "acts on replication",
-    "query_to_xml": "runs SQL text",
-    "cursor_to_xml": "runs SQL text",
-    "table_to_xml": "runs SQL on a table it names",
-    "schema_to_xml": "runs SQL on every table of a schema",
-    "database_to_xml": "runs SQL on every table of the database",
-    "crosstab": "runs SQL text",
-}
-
-# The comparison operators the rest of the statement (keyset seeks, ORDER BY, CASE x WHEN,
-# GREATEST, IN) may apply to a filter's values: checked along with the named ones.
-IMPLIED_OPERATORS = ("=", "<>", "<", ">", "<=", ">=")
 _BETWEEN_OPERATORS = (">=", "<=")
-
-
-def denied(name: str) -> str | None:
-    """Why a function of this name is refused, or None."""
-    if name in DENIED_NAMES:
-        return DENIED_NAMES[name]
-    for prefix, reason in DENIED_PREFIXES.items():
-        if name.startswith(prefix):
-            return reason
-    return None
-
 
 Name = tuple[str | None, str]  # (schema or None for the search path, name)
 
@@ -117,6 +40,10 @@ class PgFilter:
     types: tuple[str, ...]  # cast targets (and one-argument calls that may be casts)
     columns: tuple[str, ...]  # column names the top-level expression tests, for advice
     placeholders: tuple[tuple[int, int, int], ...] = field(default=())  # (start, end, $n)
+    column_names: tuple[str, ...] = ()  # every name a column reference ends with
+    whole_row: bool = False  # a reference that may be the whole row (t, t.*, t.f)
+    sub_selects: int = 0  # SELECTs inside the expression
+    relations: tuple[str, ...] = ()  # what their FROM names, as PostgreSQL would read it
 
     def psycopg(self) -> str:
         """The deparsed fragment as psycopg takes it: ``$n`` as ``%(pn)s``, ``%`` doubled.
@@ -227,6 +154,10 @@ def parse_filter(text: str, param_count: int) -> PgFilter:
         types=tuple(dict.fromkeys(collected.types)),
         columns=tuple(dict.fromkeys(collected.columns)),
         placeholders=placeholders,
+        column_names=tuple(dict.fromkeys(collected.column_names)),
+        whole_row=collected.whole_row,
+        sub_selects=collected.sub_selects,
+        relations=tuple(dict.fromkeys(collected.relations)),
     )
 
 
@@ -349,6 +280,10 @@ class _Collected:
     types: list[str] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
     params: list[int] = field(default_factory=list)
+    column_names: list[str] = field(default_factory=list)
+    whole_row: bool = False
+    sub_selects: int = 0
+    relations: list[str] = field(default_factory=list)
 
 
 def _name(parts: Any) -> Name:
@@ -384,6 +319,7 @@ def _walk(root: Any, found: _Collected, ast: Any, *, top_level: bool) -> None:
         inner = top
         if isinstance(node, ast.SelectStmt):
             inner = False
+            found.sub_selects += 1
             if node.intoClause is not None:
                 raise InputError("refused: SELECT INTO in a filter writes a table")
             if node.lockingClause:
@@ -416,131 +352,28 @@ def _walk(root: Any, found: _Collected, ast: Any, *, top_level: bool) -> None:
             found.types.append(RawStream()(node.typeName))
         elif isinstance(node, ast.ParamRef):
             found.params.append(node.number)
+        elif isinstance(node, ast.RangeVar):
+            parts = (node.catalogname, node.schemaname, node.relname)
+            found.relations.append(".".join(_quote_ident(p) for p in parts if p))
         elif isinstance(node, ast.ColumnRef):
             names = [f.sval for f in node.fields if isinstance(f, ast.String)]
             if len(names) > 1:
                 # t.f is also PostgreSQL's notation for the call f(t)
                 found.functions.append((None, names[-1]))
+            if len(names) != len(node.fields) or len(names) != 1:
+                found.whole_row = True  # t.*, t.f: the row may be passed whole
+            if names:
+                found.column_names.append(names[-1])
             if top and names:
                 found.columns.append(names[-1])
         elif isinstance(node, ast.A_Indirection):
             for item in node.indirection or ():
                 if isinstance(item, ast.String):  # (row).f: a field, or the call f(row)
                     found.functions.append((None, item.sval))
+                elif isinstance(item, ast.A_Star):
+                    found.whole_row = True
         stack.extend((child, inner) for child in _children(node, ast))
 
 
 def _quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
-
-CHECK_SQL = """
-WITH wanted_function(schema_name, name) AS (
-    SELECT * FROM unnest(%(function_schemas)s::text[], %(function_names)s::text[])
-), wanted_operator(schema_name, name) AS (
-    SELECT * FROM unnest(%(operator_schemas)s::text[], %(operator_names)s::text[])
-), wanted_type(oid) AS (
-    SELECT DISTINCT t.oid
-    FROM unnest(%(types)s::text[]) AS w(name)
-    CROSS JOIN LATERAL (SELECT pg_catalog.to_regtype(w.name) AS oid) AS r
-    JOIN pg_catalog.pg_type t ON t.oid = r.oid
-), type_and_parts(oid) AS (
-    -- an array's element type, a domain's base type: their casts run too
-    SELECT oid FROM wanted_type
-    UNION SELECT t.typelem FROM pg_catalog.pg_type t JOIN wanted_type w ON w.oid = t.oid
-        WHERE t.typelem <> 0
-    UNION SELECT t.typbasetype FROM pg_catalog.pg_type t JOIN wanted_type w ON w.oid = t.oid
-        WHERE t.typbasetype <> 0
-), called(kind, what, fn) AS (
-    SELECT 'function', NULL::text, p.oid
-    FROM pg_catalog.pg_proc p
-    JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-    JOIN wanted_function w ON w.name = p.proname
-        AND (n.nspname = w.schema_name
-             OR (w.schema_name IS NULL AND n.nspname = ANY (pg_catalog.current_schemas(true))))
-    UNION ALL
-    SELECT 'operator', o.oprname, o.oprcode::oid
-    FROM pg_catalog.pg_operator o
-    JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
-    JOIN wanted_operator w ON w.name = o.oprname
-        AND (n.nspname = w.schema_name
-             OR (w.schema_name IS NULL AND n.nspname = ANY (pg_catalog.current_schemas(true))))
-    WHERE o.oprcode <> 0
-    UNION ALL
-    SELECT 'cast to ' || t.oid::regtype::text, NULL, t.typinput::oid
-    FROM pg_catalog.pg_type t JOIN type_and_parts w ON w.oid = t.oid
-    UNION ALL
-    SELECT 'cast to ' || c.casttarget::regtype::text, NULL, c.castfunc
-    FROM pg_catalog.pg_cast c JOIN type_and_parts w ON w.oid = c.casttarget
-    WHERE c.castfunc <> 0
-    UNION ALL
-    SELECT 'a check of domain ' || con.contypid::regtype::text, NULL, d.refobjid
-    FROM pg_catalog.pg_constraint con
-    JOIN type_and_parts w ON w.oid = con.contypid
-    JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_constraint'::regclass
-        AND d.objid = con.oid AND d.refclassid = 'pg_catalog.pg_proc'::regclass
-    UNION ALL
-    -- casts PostgreSQL applies without being asked, and input functions of literals
-    SELECT 'an implicit cast', NULL, c.castfunc
-    FROM pg_catalog.pg_cast c
-    WHERE c.castcontext IN ('i', 'a') AND c.castfunc <> 0
-    UNION ALL
-    SELECT 'the input of type ' || t.oid::regtype::text, NULL, t.typinput::oid
-    FROM pg_catalog.pg_type t
-    UNION ALL
-    SELECT 'the output of type ' || t.oid::regtype::text, NULL, t.typoutput::oid
-    FROM pg_catalog.pg_type t
-)
-SELECT DISTINCT c.kind, c.what, p.oid::regprocedure::text, p.proname, p.provolatile
-FROM called c JOIN pg_catalog.pg_proc p ON p.oid = c.fn
-WHERE p.provolatile = 'v' OR p.proname = ANY (%(denied_names)s::text[])
-   OR p.proname LIKE ANY (%(denied_patterns)s::text[])
-ORDER BY 1, 3
-"""
-
-
-def check_on_server(session: Any, parsed: PgFilter) -> None:
-    """Refuse the filter if anything it may call is VOLATILE or denied, on this server."""
-    operators = list(dict.fromkeys([*parsed.operators, *((None, o) for o in IMPLIED_OPERATORS)]))
-    rows = session.query(
-        CHECK_SQL,
-        {
-            "function_schemas": [s for s, _ in parsed.functions],
-            "function_names": [n for _, n in parsed.functions],
-            "operator_schemas": [s for s, _ in operators],
-            "operator_names": [n for _, n in operators],
-            "types": list(parsed.types),
-            "denied_names": sorted(DENIED_NAMES),
-            "denied_patterns": [_like(prefix) + "%" for prefix in sorted(DENIED_PREFIXES)],
-        },
-    )
-    for kind, what, signature, name, volatility in rows:
-        via = {
-            "function": "calls",
-            "operator": f"applies operator {what}, which calls",
-        }.get(kind, f"may run {kind}, which calls")
-        reason = denied(name)
-        if reason is not None:
-            raise InputError(f"refused: the filter {via} {signature}, which {reason}")
-        if volatility == "v":
-            raise InputError(
-                f"refused: the filter {via} {signature}, which is VOLATILE; a filter may "
-                "only call IMMUTABLE or STABLE functions"
-            )
-
-
-def _like(prefix: str) -> str:
-    return prefix.replace("\\", "\\\\").replace("_", "\\_").replace("%", "\\%")
-
-
-def verify(session: Any, parsed: PgFilter | None) -> None:
-    """``check_on_server`` once per filter and session (the answer does not change while
-    the server's functions do not)."""
-    if parsed is None:
-        return
-    verified = getattr(session, "verified_filters", None)
-    if verified is not None and parsed.deparsed in verified:
-        return
-    check_on_server(session, parsed)
-    if verified is not None:
-        verified.add(parsed.deparsed)

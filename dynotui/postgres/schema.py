@@ -402,7 +402,7 @@ def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
         shown = name.identifier
     else:
         try:
-            rows = session.query(TABLE_SQL, {"name": name})
+            rows = session.query(TABLE_SQL, {"name": name}, user_search_path=True)
         except InputError as exc:
             raise InputError(f"{name!r} is not a table name PostgreSQL can read: {exc}") from None
         shown = name
@@ -549,7 +549,7 @@ def table_refs(session: Any) -> list[PgTableRef]:
     ref.identifier)``), and reltuples as a free row estimate."""
     return [
         PgTableRef(schema, name, identifier, None if n < 0 else n)
-        for schema, name, n, identifier in session.query(TABLES_SQL)
+        for schema, name, n, identifier in session.query(TABLES_SQL, user_search_path=True)
     ]
 
 

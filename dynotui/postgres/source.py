@@ -19,7 +19,7 @@ from dynotui.core.pager import Pager
 from dynotui.postgres.advice import PgAdvisor
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.cost import PgCost, from_plan
-from dynotui.postgres.filter import verify
+from dynotui.postgres.reach import verify
 from dynotui.postgres.sql import PgQuery, page_statement
 
 
@@ -47,7 +47,7 @@ class PgSource:
         self, start_key: Any, number: int, *, selectivity: float | None, cancel: CancelToken
     ) -> Page[PgCost]:
         cancel.check()
-        verify(self.session, self.query.filter)  # the server vouches for what it may call
+        verify(self.session, self.query.filter, self.query.table.schema, self.query.table.name)
         size = self.query.page_size
         sql, params, keyset = page_statement(self.query, start_key, size + 1)
         began = self.clock()
