@@ -251,7 +251,7 @@ async def test_small_terminal_collapses_the_sidebar_and_keeps_help(client, demo_
         assert view.has_class("-strip")
         assert view.query_one("#cost-strip").display and not view.query_one("#sidebar").display
         assert "RCU" in text_of(view.query_one("#cost-strip", Static))
-        assert "? Help" in screen_text(app)[-1]
+        assert "? All keys" in screen_text(app)[-1], "help keeps its key"
         assert len(grid_labels(view)) >= 6
         await pilot.press("b")
         await settle(pilot)
