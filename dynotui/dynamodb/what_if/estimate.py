@@ -179,6 +179,7 @@ class WhatIf:
         self.query_budget = max_read_units / 2 if not self.covered else max_read_units
         self.stopped_by: str | None = None
         self.abandoned = 0.0
+        self._entries: dict[int, Entry] = {}  # by id() of an item held in seen or the sample
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -243,6 +244,14 @@ class WhatIf:
 
     # -- the estimate ----------------------------------------------------------------------
 
+    def _entry(self, item: Item) -> Entry:
+        """The item as the index would hold it, sized once per item."""
+        found = self._entries.get(id(item))
+        if found is None:
+            found = entry_of(item, self.index, self.schema.table_key_names)
+            self._entries[id(item)] = found
+        return found
+
     def distinct_seen(self) -> list[Item]:
         """The items the current query read, each once: fill mode reads the items past a
         page's last shown item again on the next page."""
@@ -290,9 +299,7 @@ class WhatIf:
         source = seen if self.covered else table_items
         source_complete = query_complete if self.covered else table_complete
         read_set = [
-            entry_of(item, index, table_keys)
-            for item in source
-            if member(item) and holds(rewritten.key, item)
+            self._entry(item) for item in source if member(item) and holds(rewritten.key, item)
         ]
         spec2, schema2, request = self._rewritten_spec(sort_type)
         conditions = [
@@ -316,11 +323,7 @@ class WhatIf:
                 )
         else:
             known = (
-                [
-                    entry_of(item, index, table_keys)
-                    for item in seen
-                    if matches_all(item) and member(item)
-                ]
+                [self._entry(item) for item in seen if matches_all(item) and member(item)]
                 if query_complete
                 else None
             )
@@ -339,7 +342,7 @@ class WhatIf:
                 for item in seen
                 if matches_all(item)
                 and member(item)
-                and holds(rewritten.filter, entry_of(item, index, table_keys).projected)
+                and holds(rewritten.filter, self._entry(item).projected)
             )
             what_if = _with_matches(what_if, Figure.exact(exact))
         self._words(notes, seen, member, table_keys, now)
@@ -542,7 +545,7 @@ class WhatIf:
         unique: dict[tuple[Any, ...], Item] = {}
         for item in [*seen, *table_items]:
             unique[tuple(order_key(item[k]) for k in table_keys)] = item
-        members = [entry_of(i, index, table_keys) for i in unique.values() if member(i)]
+        members = [self._entry(i) for i in unique.values() if member(i)]
         violations = sum(
             1 for i in unique.values() if not member(i) and all(k in i for k in index.key_names)
         )
@@ -553,10 +556,7 @@ class WhatIf:
         if table_complete:
             items = Figure.exact(len(sample_members))
             size = Figure.exact(
-                sum(
-                    entry_of(i, index, table_keys).size + INDEX_ITEM_OVERHEAD
-                    for i in sample_members
-                )
+                sum(self._entry(i).size + INDEX_ITEM_OVERHEAD for i in sample_members)
             )
         elif table_items and self.schema.item_count:
             low, high = wilson(len(sample_members), len(table_items))

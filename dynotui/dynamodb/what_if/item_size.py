@@ -42,56 +42,53 @@ CALL_BYTES = 1024 * 1024  # a Query or Scan call reads at most 1 MB before it st
 
 def number_size(text: str) -> int:
     """Bytes of a number (N) as DynamoDB counts them: centesimal digit pairs + 1 (+1 when
-    negative)."""
-    value = Decimal(text)
-    if not value:
-        return 1
-    sign, digits, exponent = value.as_tuple()
-    assert isinstance(exponent, int)
-    text_digits = "".join(map(str, digits))
-    # Align the digits to pairs around the decimal point: pad so that the number of digits
-    # before the point is even and the number after it is even.
-    before = len(text_digits) + exponent  # digits left of the point (may be <= 0 or > len)
-    if before > 0:
-        integer, fraction = text_digits[:before], text_digits[before:]
-        if before > len(text_digits):
-            integer, fraction = text_digits + "0" * (before - len(text_digits)), ""
-    else:
-        integer, fraction = "", "0" * -before + text_digits
-    if len(integer) % 2:
-        integer = "0" + integer
-    if len(fraction) % 2:
-        fraction += "0"
-    pairs = [(integer + fraction)[i : i + 2] for i in range(0, len(integer + fraction), 2)]
-    while pairs and pairs[0] == "00":
-        pairs.pop(0)
-    while pairs and pairs[-1] == "00":
-        pairs.pop()
-    return len(pairs) + 1 + (1 if sign else 0)
+    negative). Plain text is read as text (an item holds many numbers); an exponent
+    through Decimal."""
+    if "e" in text or "E" in text:
+        text = format(Decimal(text), "f")
+    negative = text.startswith("-")
+    integer, _, fraction = text.lstrip("+-").partition(".")
+    integer, fraction = integer.lstrip("0"), fraction.rstrip("0")
+    if not integer and not fraction:
+        return 1  # zero, however written
+    # Pairs aligned at the decimal point: 1.5 is 01.50.
+    digits = ("0" * (len(integer) % 2)) + integer + fraction + ("0" * (len(fraction) % 2))
+    start, end = 0, len(digits)
+    while digits[start : start + 2] == "00":
+        start += 2
+    while end > start and digits[end - 2 : end] == "00":
+        end -= 2
+    return (end - start) // 2 + 1 + (1 if negative else 0)
 
 
 def value_size(value: Mapping[str, Any]) -> int:
     """Bytes of one attribute value (without its name)."""
-    ((kind, inner),) = value.items()
-    if kind == "S":
-        return len(inner.encode())
-    if kind == "N":
-        return number_size(inner)
-    if kind == "B":
-        return len(bytes(inner))
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "SS":
-        return sum(len(s.encode()) for s in inner)
-    if kind == "NS":
-        return sum(number_size(n) for n in inner)
-    if kind == "BS":
-        return sum(len(bytes(b)) for b in inner)
-    if kind == "L":
-        return 3 + sum(1 + value_size(v) for v in inner)
-    if kind == "M":
-        return 3 + sum(1 + len(k.encode()) + value_size(v) for k, v in inner.items())
-    raise ValueError(f"unknown DynamoDB type {kind!r}")
+    for kind, inner in value.items():  # one pair: the loop is the cheap way to read it
+        if kind == "S":
+            return len(inner.encode())
+        if kind == "N":
+            return number_size(inner)
+        if kind == "M":
+            total = 3
+            for name, element in inner.items():
+                total += 1 + len(name.encode()) + value_size(element)
+            return total
+        if kind == "L":
+            total = 3
+            for element in inner:
+                total += 1 + value_size(element)
+            return total
+        if kind == "B":
+            return len(inner)
+        if kind in ("BOOL", "NULL"):
+            return 1
+        if kind == "SS":
+            return sum(len(s.encode()) for s in inner)
+        if kind == "NS":
+            return sum(number_size(n) for n in inner)
+        if kind == "BS":
+            return sum(len(b) for b in inner)
+    raise ValueError(f"not one DynamoDB value: {value!r}")
 
 
 def item_size(item: Mapping[str, Mapping[str, Any]]) -> int:
