@@ -28,6 +28,7 @@ from typing import Any
 from dynotui.core.cancel import NEVER, CancelToken
 from dynotui.core.errors import ReadCancelled
 from dynotui.core.exact_json import dumps as exact_dumps
+from dynotui.core.figures_text import plural
 from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.condition import Tree, tested_names
@@ -528,10 +529,17 @@ class WhatIf:
                     "sees none of them (project them with INCLUDE)"
                 )
         if self.stopped_by == "max-read-units":
-            notes.append(
-                f"stopped at --max-read-units {self.max_read_units:,g} (a page is never cut): "
-                f"{now.pages.text()} pages of the current query read; figures are ranges"
-            )
+            if self.now.read_whole_result:
+                notes.append(
+                    f"the table sample stopped at --max-read-units {self.max_read_units:,g}: "
+                    "the figures that rest on it are ranges"
+                )
+            else:
+                notes.append(
+                    f"stopped at --max-read-units {self.max_read_units:,g} (a page is never "
+                    f"cut) after {plural(self.now.totals.pages_read, 'page')} of the current "
+                    "query: its figures, and the what-if's, are ranges"
+                )
 
     def _index_cost(
         self,

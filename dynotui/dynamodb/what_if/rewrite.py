@@ -230,8 +230,9 @@ def rewrite(spec: QuerySpec, index: ImaginedIndex, schema: TableSchema) -> Rewri
             )
     if rest:
         notes.append(
-            f"{len(rest)} condition(s) cannot become key conditions on the imagined index and "
-            "stay a filter: the index partition's items that fail them are read and paid for"
+            f"{len(rest)} condition{'s' if len(rest) > 1 else ''} cannot become key conditions "
+            "on the imagined index and stay a filter: the index partition's items that fail "
+            "them are read and paid for"
         )
     return Rewrite(
         partition=partition_tree,

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from dynotui.core.errors import InputError
-from dynotui.core.figures_text import number
+from dynotui.core.figures_text import number, plural
 from dynotui.core.money import usd
 from dynotui.dynamodb.what_if.figures import short_number
 
@@ -183,7 +183,8 @@ def sample_words(data: Mapping[str, Any]) -> str:
     sample = data["sample"]
     how = "complete: the figures are points" if sample["complete"] else "incomplete: ranges"
     return (
-        f"Sample: {sample.get('items', 0):,} items read in {sample.get('calls', 0):,} calls, "
+        f"Sample: {plural(sample.get('items', 0), 'item')} read in "
+        f"{plural(sample.get('calls', 0), 'call')}, "
         f"{number(float(sample.get('read_units', 0)))} RCU, "
         f"{float(sample.get('seconds', 0)):.1f} s; {how}."
     )
