@@ -268,3 +268,59 @@ def test_the_update_table_command_runs_in_the_aws_cli(
         {"AttributeName": "customer", "KeyType": "RANGE"},
     ]
     assert index["Projection"] == {"ProjectionType": "ALL"}
+
+
+def test_report_includes_a_saved_what_if_and_refuses_a_bad_one(
+    ddb: Any, demo_table: str, tmp_path: Any
+) -> None:
+    hostile = [
+        "--table-name",
+        demo.TABLE,
+        "--key-condition-expression",
+        "customer = :c",
+        "--filter-expression",
+        "status = :r",
+        "--expression-attribute-values",
+        json.dumps({":c": {"S": "c007"}, ":r": {"S": "<script>x</script>\x1b[2J"}}),
+    ]
+    found = what_if_cli(ddb, *hostile, "--partition-key", "status", "--json")
+    assert found.returncode == 0, found.stderr
+    saved = tmp_path / "estimate.json"
+    saved.write_text(found.stdout)
+    estimate = json.loads(found.stdout)
+
+    def report(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [
+                sys.executable, "-m", "dynotui", "report", "--endpoint-url", ddb.endpoint_url,
+                *args, "--output", str(tmp_path / "r"), "--no-tokens",
+            ],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    made = report(*hostile, "--what-if", str(saved))
+    assert made.returncode == 0, made.stderr
+    html = (tmp_path / "r.html").read_text()
+    markdown = (tmp_path / "r.md").read_text()
+    start = markdown.index("## What if: GSI status-index")
+    section = markdown[start : markdown.index("\n## ", start + 1)]  # code fences hold data
+    for text in (html, section):
+        assert "aws dynamodb update-table" in text
+        assert "<script>x" not in text and "\x1b" not in text
+    assert "What if: GSI status-index" in html
+    assert "&lt;script&gt;x" in html
+    pages = estimate["what_if"]["pages"]
+    assert f"| pages | {estimate['now']['pages']:,} | {pages:,} \\* |" in markdown
+    other = [*hostile]
+    other[1] = "another-table"  # refused before any call: it need not exist
+    for args, words in (
+        ([*other, "--what-if", str(saved)], "estimates table 'dynotui-demo-orders'"),
+        ([*hostile, "--what-if", str(tmp_path / "missing.json")], "--what-if"),
+    ):
+        refused = report(*args)
+        assert refused.returncode == 2, refused.stderr
+        assert words in refused.stderr
+    saved.write_text(json.dumps({**estimate, "now": {**estimate["now"], "pages": "many"}}))
+    refused = report(*hostile, "--what-if", str(saved))
+    assert refused.returncode == 2
+    assert "now.pages is not a figure" in refused.stderr

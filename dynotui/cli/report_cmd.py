@@ -213,15 +213,20 @@ def run_dynamodb(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
     signer = check_paging(args)
     prices = prices_from_args(args)
     max_pages, max_capacity = limits(args)
+    saved = None
+    if args.what_if is not None:
+        from dynotui.cli.what_if_report import load_what_if
+
+        saved = load_what_if(args.what_if, args.table_name)
     ledger = SessionLedger()
     pagers = dynamodb_pagers(args, signer, ledger)
     for pager in pagers:
         read_pages(pager, max_pages, max_capacity)
     what_if = None
-    if args.what_if is not None:
+    if saved is not None:
         from dynotui.cli.what_if_report import what_if_section
 
-        what_if = what_if_section(args.what_if, pagers[0])
+        what_if = what_if_section(saved, pagers[0])
     report = dynamodb_report(
         pagers,
         prices=prices,

@@ -13,9 +13,9 @@ from dynotui.report.model import Estimated
 MAX_BYTES = 10 * 2**20  # an estimate is a few KB; refuse to read a stray huge file
 
 
-def what_if_section(path: str, pager: Pager) -> Estimated:
-    from dynotui.dynamodb.codegen import code_target
-    from dynotui.dynamodb.what_if.report_section import section
+def load_what_if(path: str, table: str | None) -> dict[str, Any]:
+    """The saved estimate, checked, before anything is read: a file that is not an estimate
+    of this table is refused by name."""
     from dynotui.dynamodb.what_if.words import checked
 
     file = Path(path)
@@ -28,10 +28,17 @@ def what_if_section(path: str, pager: Pager) -> Estimated:
     except UnicodeDecodeError:
         raise InputError(f"--what-if {path}: not UTF-8 text") from None
     data = checked(json_input.loads(text, "--what-if"))
-    source: Any = pager.source
-    table = getattr(getattr(source, "spec", None), "table", None)
     if data["table"] != table:
         raise InputError(
             f"--what-if {path} estimates table {data['table']!r}; this report reads {table!r}"
         )
+    return data
+
+
+def what_if_section(data: dict[str, Any], pager: Pager) -> Estimated:
+    """The section, with the code that would create the index for this connection."""
+    from dynotui.dynamodb.codegen import code_target
+    from dynotui.dynamodb.what_if.report_section import section
+
+    source: Any = pager.source
     return section(data, code_target(source.client))
