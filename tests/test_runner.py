@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import as_a_background_job, interruptible
 
 from dynotui.local.runner import DynamoDBLocal
 
@@ -64,23 +65,31 @@ def test_runner_answers_and_stops(ddb: DynamoDBLocal) -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("mode", ["normal", "exception", "sigint", "sigkill", "forgot-stop"])
 def test_no_jvm_left_after_python_exits(mode: str, ddb: DynamoDBLocal) -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, mode],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert child.stdout is not None
-    line = child.stdout.readline()
-    assert line.strip().isdigit(), child.stderr.read() if child.stderr else line
-    jvm = int(line)
-    assert alive(jvm)
-    if mode == "sigint":
-        child.send_signal(signal.SIGINT)
-    elif mode == "sigkill":
-        child.send_signal(signal.SIGKILL)
-    child.wait(60)
-    assert wait_gone(jvm), f"JVM {jvm} still running after the Python process ended ({mode})"
+    jvm: int | None = None
+    with (
+        as_a_background_job(),
+        interruptible(
+            [sys.executable, "-c", CHILD, mode],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as child,
+    ):
+        try:
+            assert child.stdout is not None
+            line = child.stdout.readline()
+            assert line.strip().isdigit(), child.stderr.read() if child.stderr else line
+            jvm = int(line)
+            assert alive(jvm)
+            if mode == "sigint":
+                child.send_signal(signal.SIGINT)
+            elif mode == "sigkill":
+                child.send_signal(signal.SIGKILL)
+            child.wait(60)
+            assert wait_gone(jvm), f"JVM {jvm} outlived the Python process ({mode})"
+        finally:
+            if jvm is not None and alive(jvm):
+                os.kill(jvm, signal.SIGKILL)  # the test failed: leave no JVM behind
 
 
 def test_port_in_use_is_a_clear_error(ddb: DynamoDBLocal) -> None:
@@ -93,44 +102,46 @@ def test_port_in_use_is_a_clear_error(ddb: DynamoDBLocal) -> None:
 
 
 def test_cli_local_prints_endpoint_and_stops_on_ctrl_c(ddb: DynamoDBLocal) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dynotui", "local"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    first = proc.stdout.readline()
-    second = proc.stdout.readline()
-    assert "DynamoDB Local is running at http://127.0.0.1:" in first
-    endpoint = first.split(" at ")[1].split(" ")[0]
-    assert second.strip() == f"export AWS_ENDPOINT_URL_DYNAMODB={endpoint}"
-    jvms = subprocess.run(
-        ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
-    ).stdout.split()
-    assert jvms, "no child JVM found"
-    proc.send_signal(signal.SIGINT)
-    assert proc.wait(30) == 130
+    with (
+        as_a_background_job(),
+        interruptible(
+            [sys.executable, "-m", "dynotui", "local"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as proc,
+    ):
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        second = proc.stdout.readline()
+        assert "DynamoDB Local is running at http://127.0.0.1:" in first
+        endpoint = first.split(" at ")[1].split(" ")[0]
+        assert second.strip() == f"export AWS_ENDPOINT_URL_DYNAMODB={endpoint}"
+        jvms = subprocess.run(
+            ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
+        ).stdout.split()
+        assert jvms, "no child JVM found"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 130
     for pid in jvms:
         assert wait_gone(int(pid))
-    assert os.path.exists("/proc")
 
 
 def test_cli_local_notices_its_database_died() -> None:
-    proc = subprocess.Popen(
+    with interruptible(
         [sys.executable, "-m", "dynotui", "local"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    assert "DynamoDB Local is running" in proc.stdout.readline()
-    jvms = subprocess.run(
-        ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
-    ).stdout.split()
-    assert jvms, "no child JVM found"
-    for pid in jvms:
-        os.kill(int(pid), signal.SIGKILL)
-    assert proc.wait(15) == 1, "dynotui local must fail when its database dies"
-    errors = [line for line in proc.stderr.read().splitlines() if line.startswith("dynotui:")]
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert "DynamoDB Local is running" in proc.stdout.readline()
+        jvms = subprocess.run(
+            ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True
+        ).stdout.split()
+        assert jvms, "no child JVM found"
+        for pid in jvms:
+            os.kill(int(pid), signal.SIGKILL)
+        assert proc.wait(15) == 1, "dynotui local must fail when its database dies"
+        errors = [line for line in proc.stderr.read().splitlines() if line.startswith("dynotui:")]
     assert len(errors) == 1 and "DynamoDB Local stopped unexpectedly" in errors[0]
