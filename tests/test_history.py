@@ -4,6 +4,7 @@ DynamoDB query and a PostgreSQL read where they were left (real servers)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 import subprocess
@@ -202,6 +203,59 @@ def test_a_file_others_can_read_is_refused(tmp_path: Path) -> None:
     history.path.chmod(0o644)
     with pytest.raises(HistoryError, match=r"mode 0644.*chmod 600"):
         history.entries()
+
+
+def test_a_symbolic_link_at_the_lock_file_is_refused_and_nothing_made_at_its_target(
+    tmp_path: Path,
+) -> None:
+    history = store(tmp_path)
+    history.path.parent.mkdir(parents=True, mode=0o700)
+    target = tmp_path / "elsewhere" / "planted"
+    target.parent.mkdir()
+    lock = history.path.with_name(".history.json.lock")
+    lock.symlink_to(target)
+    with pytest.raises(HistoryError, match=r"lock file .* is a symbolic link") as info:
+        history.record_open(query())
+    assert str(info.value).count("\n") == 0
+    assert not target.exists(), "nothing created where the link points"
+    assert not history.path.exists()
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o722, 0o1777], ids=lambda m: f"{m:04o}")
+def test_a_data_folder_others_can_write_is_refused(tmp_path: Path, mode: int) -> None:
+    history = store(tmp_path)
+    history.record_open(query())
+    history.path.parent.chmod(mode)
+    for attempt in (history.entries, history.last, lambda: history.record_open(query(2))):
+        with pytest.raises(HistoryError, match=r"data folder .* can be written by others") as info:
+            attempt()
+        assert f"mode {mode:04o}" in str(info.value) and "chmod 700" in str(info.value)
+    history.path.parent.chmod(0o700)
+    assert [e.query["table"] for e in history.entries()] == ["t0"], "kept, and readable again"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_a_data_folder_of_another_user_is_refused(tmp_path: Path) -> None:
+    history = store(tmp_path)
+    history.record_open(query())
+    os.chown(history.path.parent, 12345, -1)
+    with pytest.raises(HistoryError, match=r"belongs to another user \(uid 12345\)"):
+        history.entries()
+
+
+def test_a_refused_data_folder_is_one_line_and_exit_2_on_resume(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    HistoryStore(data / "dynotui" / "history.json").record_open(query())
+    (data / "dynotui").chmod(0o777)
+    result = subprocess.run(
+        [sys.executable, "-m", "dynotui", "--resume"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "XDG_DATA_HOME": str(data)},
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "can be written by others" in result.stderr
 
 
 @pytest.mark.parametrize(

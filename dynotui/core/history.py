@@ -37,6 +37,7 @@ import platformdirs
 from dynotui.core import config
 from dynotui.core.errors import InputError
 from dynotui.core.page import Totals
+from dynotui.core.private_folder import NotPrivateError, check_folder, open_no_follow
 
 FILE_NAME = "history.json"
 FORMAT = "dynotui-history"
@@ -279,7 +280,7 @@ def history_settings(settings: Mapping[str, Any] | None = None) -> HistorySettin
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """One writer at a time across processes (a no-op where flock does not exist)."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_no_follow(path, "the history lock file")
     try:
         if sys.platform != "win32":
             import fcntl
@@ -334,7 +335,19 @@ class HistoryStore:
             "no history until then; --no-history runs without it)"
         )
 
+    def _check_folder(self) -> None:
+        """Others who can write the folder could plant entries or links: refused."""
+        try:
+            check_folder(
+                self.path.parent,
+                "dynotui's data folder",
+                "point XDG_DATA_HOME elsewhere (--no-history runs without history)",
+            )
+        except NotPrivateError as exc:
+            raise HistoryError(str(exc)) from None
+
     def _read(self) -> list[HistoryEntry]:
+        self._check_folder()
         try:
             info = self.path.lstat()
         except FileNotFoundError:
@@ -417,12 +430,15 @@ class HistoryStore:
         nothing to write)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._check_folder()
             with _locked(self.path.with_name(f".{FILE_NAME}.lock")):
                 changed = change(self._read())
                 if changed is not None:
                     self._write(changed)
         except HistoryError:
             raise
+        except NotPrivateError as exc:
+            raise HistoryError(str(exc)) from None
         except OSError as exc:
             raise HistoryError(
                 f"the history file {self.path} cannot be written ({exc.strerror or exc})"
