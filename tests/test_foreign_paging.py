@@ -327,6 +327,9 @@ CORPUS += ["eyJ2IjoxfQ." + "A" * 43, "[" * 100_000, "[" * 5000, "e30", "W10"]
 CORPUS += [base64.b64encode(b"[" * 6000).decode(), '{"a": NaN}', '{"c": "a", "c": "x"}']
 CORPUS += ["\x1b]52;c;aGVsbG8=\x07", '{"ExclusiveStartKey": null, "boto_truncate_amount": -1}']
 CORPUS += [json.dumps({"ExclusiveStartKey": None, "boto_truncate_amount": 10**9})]
+# Past Python's 4,300-digit int limit, and half a surrogate pair: each was "unexpected".
+CORPUS += ['{"ExclusiveStartKey": null, "boto_truncate_amount": ' + "9" * 5000 + "}"]
+CORPUS += ['{"customer": "acme", "order_no": "\\ud800"}', "e30\udc80"]
 
 
 def test_the_fuzz_corpus_exits_2_with_one_line_each(ddb, demo_table, capsys, monkeypatch) -> None:

@@ -106,7 +106,20 @@ def _one_line(message: str) -> str:
     return visible(" ".join(str(message).split()))
 
 
+def not_text(argv: Sequence[str]) -> str | None:
+    """Bytes that are not UTF-8 reach Python as lone surrogates (U+DC80-U+DCFF): no value,
+    name or statement is made of them, and no encoder writes them out."""
+    for arg in argv:
+        if any("\ud800" <= char <= "\udfff" for char in arg):
+            return f"the argument {arg!r} is not UTF-8 text"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    problem = not_text(sys.argv[1:] if argv is None else argv)
+    if problem is not None:
+        print(f"dynotui: {visible(problem)}", file=sys.stderr)
+        return 2
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     debug = getattr(args, "debug", False)

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from dynotui.core.cursor import CursorError
 from dynotui.core.exact_json import Number
+from dynotui.core.json_input import LONE_SURROGATE, holds_lone_surrogate
 
 MAX_FOREIGN_LENGTH = 65_536  # characters: a GSI key of four attributes fits many times over
 MAX_DEPTH = 8  # a start key nests three levels; a NextToken four
@@ -173,7 +174,7 @@ def parse_json(text: str) -> Any:
             f"the cursor's JSON nests {depth} levels deep; a start key nests at most {MAX_DEPTH}"
         )
     try:
-        return json.loads(
+        data = json.loads(
             text,
             object_pairs_hook=_pairs,
             parse_int=Number,
@@ -184,6 +185,9 @@ def parse_json(text: str) -> Any:
         raise ForeignCursorError(
             f"the cursor looks like JSON but is not: {exc.msg} at character {exc.pos + 1}"
         ) from None
+    if holds_lone_surrogate(data):
+        raise ForeignCursorError(f"the cursor's JSON is refused: {LONE_SURROGATE}")
+    return data
 
 
 def _unbase64(text: str) -> tuple[bytes, str, bool] | None:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from dynotui.core.errors import InputError
 
-
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # every POSIX system; Windows has no such links
 _CLOSE_ON_EXEC = getattr(os, "O_CLOEXEC", 0)
 

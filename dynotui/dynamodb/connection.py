@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urlsplit
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError, ReadCancelled
@@ -52,15 +52,26 @@ class ConnectionOptions:
 
 
 def check_endpoint(url: str, name: str = "--endpoint-url") -> str:
-    parsed = urlparse(url)
+    """``url`` if both urllib (read here) and botocore (which connects) take it as an http
+    or https URL with a host; else a one-line refusal naming ``name``."""
+    from botocore.utils import is_valid_endpoint_url, is_valid_ipv6_endpoint_url
+
+    example = "give one like http://localhost:8000"
+    try:
+        parsed = urlsplit(url)
+    except ValueError as exc:  # brackets that hold no IPv6 address, or are not closed
+        raise ConnectionSetupError(f"{name} {url!r} is not a URL ({exc}): {example}") from None
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise ConnectionSetupError(
-            f"{name} {url!r} is not a URL: give one like http://localhost:8000"
-        )
+        raise ConnectionSetupError(f"{name} {url!r} is not a URL: {example}")
     try:
         parsed.port  # noqa: B018 - raises on a port that is not a number
     except ValueError:
         raise ConnectionSetupError(f"{name} {url!r} has a port that is not a number") from None
+    if not (is_valid_endpoint_url(url) or is_valid_ipv6_endpoint_url(url)):
+        raise ConnectionSetupError(
+            f"{name} {url!r} is not a URL botocore connects to (its host must be a name of "
+            f"letters, digits, '-' and '.', or an IP address): {example}"
+        )
     return url
 
 

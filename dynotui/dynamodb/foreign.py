@@ -71,13 +71,15 @@ def _skip(value: Any) -> int:
         raise ForeignCursorError(
             f"the NextToken's boto_truncate_amount is {value!r}, not a whole number of items"
         )
-    amount = int(value)
-    if amount > MAX_SKIP:
+    # Compared by length first: int() refuses text past Python's digit limit (4,300).
+    digits = value.lstrip("0") or "0"
+    if len(digits) > len(str(MAX_SKIP)) or int(digits) > MAX_SKIP:
+        amount = f"{int(digits):,}" if len(digits) <= 30 else f"a {len(digits):,}-digit number of"
         raise ForeignCursorError(
-            f"the NextToken points {amount:,} items into a page; at most {MAX_SKIP:,} are read "
+            f"the NextToken points {amount} items into a page; at most {MAX_SKIP:,} are read "
             "to pass over"
         )
-    return amount
+    return int(digits)
 
 
 def _check_encoded(paths: Any, key: Any, field: str) -> None:
