@@ -46,7 +46,7 @@ Steps = Callable[[Any, PagerApp], Awaitable[None]]
 
 def keys(*pressed: str) -> Steps:
     async def run(pilot: Any, app: PagerApp) -> None:
-        app.main_view.grid.focus()
+        app.main_view.results.focus()
         for key in pressed:
             await pilot.press(key)
             await settle(pilot)

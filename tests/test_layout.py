@@ -6,6 +6,9 @@ from __future__ import annotations
 import pkgutil
 import sys
 from pathlib import Path
+from typing import Any
+
+import grimp
 
 import dynotui.ui
 
@@ -41,3 +44,88 @@ def test_the_adapters_are_the_only_database_packages_of_the_ui() -> None:
     }
     assert packages >= ADAPTERS
     assert _contract("the two adapters")["modules"] == sorted(ADAPTERS)
+
+
+def _graph() -> grimp.ImportGraph:
+    # Type-only imports (under TYPE_CHECKING) are edges too: a circle through them is still
+    # a circle a reader must hold in mind, and one refactor away from a runtime one.
+    return grimp.build_graph("dynotui", cache_dir=None)
+
+
+def _circles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """Every strongly connected set of more than one module (Tarjan's algorithm)."""
+    edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in edges.get(module, ()):
+            if imported not in edges:
+                continue  # outside dynotui
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            part = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                part.append(top)
+                if top == module:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_import_circle_anywhere_type_only_imports_included() -> None:
+    assert _circles(_graph()) == []
+
+
+def test_the_circle_finder_finds_a_circle(tmp_path: Path, monkeypatch: Any) -> None:
+    # The finder itself, on a package made here with a type-only circle a -> b -> c -> a.
+    package = tmp_path / "circled"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from circled import b\n")
+    (package / "b.py").write_text("from circled import c\n")
+    (package / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from circled import a\n"
+    )
+    (package / "d.py").write_text("from circled import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    graph = grimp.build_graph("circled", cache_dir=None)
+    assert _circles(graph) == [["circled.a", "circled.b", "circled.c"]]
+
+
+def test_the_host_protocol_imports_nothing_else_of_the_ui() -> None:
+    graph = _graph()
+    imported = graph.find_modules_directly_imported_by("dynotui.ui.host")
+    assert not [m for m in imported if m.startswith("dynotui.ui")], imported
+
+
+def test_adapters_reach_neither_the_app_nor_a_view() -> None:
+    # The app asks and the adapter answers: no adapter module, nor anything it imports,
+    # reaches the app, the views or the sharing that drives them.
+    graph = _graph()
+    adapters = {"dynotui.ui.adapter"} | {
+        m
+        for m in graph.modules
+        if m.split(".")[:3] in (["dynotui", "ui", "dynamodb"], ["dynotui", "ui", "postgres"])
+    }
+    for module in sorted(adapters):
+        for driver in ("dynotui.ui.app", "dynotui.ui.share", "dynotui.ui.widgets.pager_view"):
+            chain = graph.find_shortest_chain(importer=module, imported=driver)
+            assert chain is None, f"{module} reaches {driver}: {' -> '.join(chain or ())}"

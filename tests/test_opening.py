@@ -252,7 +252,7 @@ async def test_the_app_shows_page_one_however_early_the_opening_finished(
     if read_before_mount:
         assert opening.done.wait(60)
     adapter = DynamoDBAdapter(
-        opening.client, options, label="tests", table=demo_table, form=form, opening=opening
+        opening.client, options, label="tests", table=demo_table, form=form, preread=opening
     )
     app = PagerApp(adapter)
     truth = plain_pages(client, demo_table, 7, 1)[0]
@@ -267,3 +267,53 @@ async def test_the_app_shows_page_one_however_early_the_opening_finished(
             assert app.pager.current is not None and app.pager.current.items == truth
     finally:
         opening.close()
+
+
+REPEATS = 6  # each way: the read-first way lost the entry every time, racing about 2 in 3
+
+
+@pytest.mark.parametrize("fork", MODES)
+@pytest.mark.parametrize("read_before_mount", [True, False], ids=["read-first", "racing"])
+async def test_a_query_opened_from_the_command_line_is_in_history_however_early_it_was_read(
+    ddb: Any, client: Any, demo_table: str, tmp_path: Any, read_before_mount: bool, fork: bool
+) -> None:
+    # `dynotui -t T --partition-value V`: page 1 is read while the app loads. Recording it
+    # is part of opening it, however early the read finished: history holds the query,
+    # at page 1, before any key is pressed, so --resume and h find it.
+    from dynotui.core.history import HistoryStore
+    from dynotui.dynamodb.history_entry import reopen
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
+    from dynotui.ui.testing import settle
+
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    form = QueryForm(partition_value="acme", page_size="7")
+    missing = []
+    for run in range(REPEATS):
+        store = HistoryStore(tmp_path / f"history-{run}.json")
+        opening = Opening(options, demo_table, form, fork=fork).start()
+        if read_before_mount:
+            assert opening.done.wait(60)
+        adapter = DynamoDBAdapter(
+            opening.client, options, label="tests", table=demo_table, form=form, preread=opening
+        )
+        app = PagerApp(adapter, history=store)
+        try:
+            async with app.run_test(size=(160, 50)) as pilot:
+                await settle(pilot)
+                assert opening.done.wait(60)
+                deadline = time.monotonic() + 60
+                while app.pager is None and time.monotonic() < deadline:
+                    await pilot.pause(0.05)
+                assert app.pager is not None and app.pager.number == 1
+                app.history.flush(timeout=30)
+                entry = store.last()
+        finally:
+            opening.close()
+        if entry is None:
+            missing.append(run)
+            continue
+        reopening = reopen(entry)
+        assert entry.page == 1 and reopening.spec is not None
+        assert reopening.spec.table == demo_table and reopening.start_json is None
+    assert missing == [], f"not in history after runs {missing} of {REPEATS}"

@@ -16,6 +16,7 @@ from uihelpers import (
     expected_rows,
     grid_rows,
     messages,
+    recording,
     sidebar_text,
     text_of,
     until,
@@ -25,6 +26,7 @@ from dynotui.core.errors import ReadCancelled
 from dynotui.postgres.connection import PgOptions, connect
 from dynotui.postgres.schema import describe_table
 from dynotui.postgres.sql import PgQuery
+from dynotui.ui.adapter import NewStack
 from dynotui.ui.app import PagerApp
 from dynotui.ui.postgres.adapter import PostgresAdapter
 from dynotui.ui.postgres.count_screen import PgCountScreen
@@ -45,7 +47,7 @@ def app(pg_uri: str) -> Any:
     table = describe_table(session, "orders")
     query = PgQuery(table, table.order("orders_created_id"), page_size=20)
     adapter = PostgresAdapter(session, PgOptions(uri=pg_uri), query=query)
-    app = PagerApp(adapter, clock=FixedClock(), system_copy=Recorder())
+    app = recording(PagerApp(adapter, clock=FixedClock(), system_copy=Recorder()))
     yield app
     session.close()
 
@@ -177,13 +179,13 @@ async def test_copy_code_count_and_cursor(app: PagerApp, pg_admin: Any) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert "200,000 rows" in text_of(view.query_one("#status-line", Static))
-        # v: the copied cursor opens page 2 as a new stack's page 1.
+        # v: the copied cursor opens page 2 as a new stack that keeps its number.
         await pilot.press("v")
         await pilot.pause()
         app.screen.query_one(Input).value = token
         await pilot.press("enter")
         await settle(pilot)
-        assert view.state.pager.number == 1
+        assert view.state.pager.number == 2 and not view.state.pager.has_prev
         assert shown_ids(view) == truth_ids(pg_admin, "created_at, id")[20:40]
         assert not [m for m in messages(app) if "Refused" in m]
 
@@ -195,7 +197,7 @@ async def test_a_bad_filter_keeps_the_page(app: PagerApp) -> None:
         before = shown_ids(view)
         bad = view.state.query.with_(where="nope = 1")
         assert isinstance(bad, PostgresQuery)
-        view.start(bad)
+        view.start(NewStack(bad))
         await settle(pilot)
         assert shown_ids(view) == before and view.state.query.query.where is None
         assert any('column "nope" does not exist' in m for m in messages(app))
@@ -230,7 +232,7 @@ async def test_q_cancels_the_statement_on_the_server(pg_uri: str, pg_admin: Any)
     try:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            app.main_view.start(app.main_view.state.query.with_(where=slow))
+            app.main_view.start(NewStack(app.main_view.state.query.with_(where=slow)))
             await until(pilot, lambda: bool(running()))
             await pilot.press("q")
         await until_gone(running)

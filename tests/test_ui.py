@@ -174,7 +174,7 @@ async def test_item_modal_toggles_plain_and_dynamodb_json(client, demo_table) ->
     app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
-        app.main_view.grid.focus()
+        app.main_view.results.focus()
         await pilot.press("down", "enter")
         await settle(pilot)
         assert isinstance(app.screen, ItemScreen)
@@ -267,7 +267,7 @@ def test_snapshots(snap_compare, client, demo_table, keys, name) -> None:
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
-        app.main_view.grid.focus()
+        app.main_view.results.focus()
         for key in keys:
             await pilot.press(key)
             await settle(pilot)

@@ -219,7 +219,7 @@ async def test_compare_at_80x24_shows_one_side_with_rows_to_read(client, demo_ta
         await pilot.press("w")
         await settle(pilot)
         view = app.main_screen.main_view
-        assert view.grid.region.height - 1 >= 6, "at least six rows of the grid"
+        assert view.results.region.height - 1 >= 6, "at least six rows of the grid"
         assert "tab shows the right" in "\n".join(screen_text(app))
 
 
@@ -301,7 +301,7 @@ async def test_sideways_the_keys_stay_and_no_number_is_cut_by_the_edge(
     app = make_app(client, QueryForm(partition_value="p"), table=numbers_table)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        grid = app.main_view.grid
+        grid = app.main_view.results
         grid.focus()
         seen: set[str] = set()
         for _ in range(len(grid.columns)):

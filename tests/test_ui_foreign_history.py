@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input, Label, Static
-from uihelpers import Recorder, dynamodb_app, screen_text, text_of
+from uihelpers import Recorder, dynamodb_app, recording, said, screen_text, text_of
 
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.history import HistoryStore
@@ -80,7 +80,7 @@ async def test_a_foreign_start_key_opens_a_new_stack_there(client, ddb, demo_tab
             assert list(view.pager.current.items) == truth, "page 1 = boto3 from that key"
             line = text_of(view.query_one("#query-line", Static))
             assert "unsigned foreign cursor" in line
-            assert any("anyone could have edited it" in s.message for s in app.said)
+            assert any("anyone could have edited it" in s.message for s in said(app))
 
 
 async def test_its_own_start_key_pasted_back_opens_that_page(client, ddb, demo_table) -> None:
@@ -188,7 +188,7 @@ async def test_no_history_writes_nothing(client, ddb, demo_table, tmp_path: Path
         await pilot.press("h")
         await settle(pilot)
         assert app.screen is app.main_screen
-        assert any("History is off" in s.message for s in app.said)
+        assert any("History is off" in s.message for s in said(app))
         await pilot.press("q")
     assert not folder.exists()
 
@@ -216,7 +216,7 @@ async def test_postgres_boundary_row_opens_there(pg_uri: str, pg_admin: Any) -> 
         table = describe_table(session, "orders")
         query = PgQuery(table, table.order("orders_created_id"), page_size=20)
         adapter = PostgresAdapter(session, PgOptions(uri=pg_uri), query=query)
-        app = PagerApp(adapter, signer=SIGNER, system_copy=Recorder())
+        app = recording(PagerApp(adapter, signer=SIGNER, system_copy=Recorder()))
         async with app.run_test(size=(160, 48)) as pilot:
             await settle(pilot)
             await paste(pilot, app, json.dumps(boundary))

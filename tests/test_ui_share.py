@@ -9,7 +9,7 @@ from typing import Any
 
 import pyperclip
 from textual.widgets import Input, Label, Static, TabbedContent
-from uihelpers import Recorder, dynamodb_app
+from uihelpers import Recorder, dynamodb_app, said, text_of
 
 from dynotui.core.cursor import CursorSigner
 from dynotui.dynamodb.dynamo_json import to_wire
@@ -40,7 +40,7 @@ def make_app(client: Any, system_copy: Any, form: QueryForm = FORM) -> PagerApp:
 
 
 def last_message(app: PagerApp) -> str:
-    return app.said[-1].message
+    return said(app)[-1].message
 
 
 async def test_copy_routes_system_then_terminal(client, demo_table) -> None:
@@ -48,7 +48,7 @@ async def test_copy_routes_system_then_terminal(client, demo_table) -> None:
     app = make_app(client, recorder)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
-        app.main_view.grid.focus()
+        app.main_view.results.focus()
         await pilot.press("down", "y")
         await settle(pilot)
         item = app.pager.current.items[1]
@@ -110,8 +110,14 @@ async def test_next_token_pasted_in_a_new_session_lands_on_that_page(client, dem
         second.screen.query_one("#token", Input).value = token
         await pilot.press("enter")
         await settle(pilot)
-        assert second.pager.number == 1 and not second.pager.has_prev
+        # Page 3 keeps its number (the signed token says which page it opens), and it is
+        # the first page of the new stack: nothing before it to go back to.
+        assert second.pager.number == 3 and not second.pager.has_prev
         assert list(second.pager.current.items) == list(page3)
+        assert "Page 3 ·" in text_of(second.main_view.query_one("#status-line", Static))
+        await pilot.press("n")
+        await settle(pilot)
+        assert second.pager.number == 4
 
 
 async def test_a_cursor_of_another_query_is_refused(client, demo_table) -> None:

@@ -15,6 +15,7 @@ from uihelpers import (
     grid_rows,
     make_app,
     messages,
+    said,
     screen_text,
     text_of,
     until,
@@ -51,7 +52,7 @@ async def test_hostile_values_are_shown_never_obeyed(client, hostile_table) -> N
         assert "dynotui" in lines[0], "the header is intact"
         assert any(line.lstrip().startswith("Query hostile-values") for line in lines)
         assert any("pk" in line and "sk" in line and "value" in line for line in lines)
-        app.main_view.grid.focus()
+        app.main_view.results.focus()
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ItemScreen)
@@ -64,7 +65,7 @@ async def test_service_messages_are_text_too(client) -> None:
     app = make_app(client, QueryForm(partition_value="p"), table="no-such-table-[bold]x[/]\x1b[2J")
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        notes = list(app.said)
+        notes = list(said(app))
         shown = "\n".join(f"{n.title}: {n.message}" for n in notes)
         assert "DynamoDB rejected the request" in shown and "\x1b" not in shown
         assert "[bold]x[/]" in shown and "␛[2J" in shown
@@ -89,7 +90,7 @@ async def test_columns_only_grow_in_first_seen_order(client, demo_table) -> None
             assert grid_labels(view) == folded_labels(
                 names, ("customer", "order_no"), app.pager.current.items
             ), "only the columns this page has no value in are folded, in place"
-            for column in view.grid.columns:
+            for column in view.results.columns:
                 if column.label.startswith("+"):
                     continue  # a marker of folded columns
                 label = column.label
@@ -145,7 +146,7 @@ async def test_arrows_scroll_the_grid_and_brackets_page(client, demo_table) -> N
     app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="20"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        grid = app.main_view.grid
+        grid = app.main_view.results
         grid.focus()
         shown_before, _, _ = grid.window()
         await pilot.press("right", "right", "right", "right")
@@ -168,7 +169,7 @@ async def test_status_and_total_in_view_at_160_columns(client, demo_table) -> No
     app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="25"))
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        grid = app.main_view.grid
+        grid = app.main_view.results
         right_edge = 0
         for column in grid.columns:
             right_edge += column.render_width

@@ -6,6 +6,7 @@ import html
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +16,7 @@ from dynotui.core.text import visible
 from dynotui.dynamodb.connection import ConnectionOptions
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
-from dynotui.ui.app import PagerApp
+from dynotui.ui.app import PagerApp, Said
 from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
 from dynotui.ui.widgets.pager_view import PagerView
 from dynotui.ui.widgets.safe_text import TextStatic
@@ -70,7 +71,7 @@ def dynamodb_app(
         open_form=open_form,
         resume=resume,
     )
-    return PagerApp(adapter, **app_options)
+    return recording(PagerApp(adapter, **app_options))
 
 
 def make_app(client: Any, form: QueryForm = RARE_FORM, **options: Any) -> PagerApp:
@@ -80,13 +81,13 @@ def make_app(client: Any, form: QueryForm = RARE_FORM, **options: Any) -> PagerA
 
 
 def grid_rows(view: PagerView) -> list[list[str]]:
-    grid = view.grid
+    grid = view.results
     return [grid.get_row_at(i) for i in range(grid.row_count)]
 
 
 def grid_labels(view: PagerView) -> list[str]:
     """The column headers on screen (a run of columns empty on this page is one ``+n``)."""
-    return view.grid.labels
+    return view.results.labels
 
 
 def column_names(view: PagerView) -> list[str]:
@@ -145,7 +146,7 @@ def cell_truth(value: Any) -> str | None:
 def expected_rows(view: PagerView, page: Any) -> list[list[str]]:
     """The page's items as the grid must show them, in the grid's own columns: each value
     from the item itself, cut to its column's width with an ellipsis."""
-    grid = view.grid
+    grid = view.results
     names = [column.key for column in grid.columns]
     rows = []
     for index, item in enumerate(page.items):
@@ -180,7 +181,23 @@ def sidebar_text(view: PagerView) -> str:
 
 
 def messages(app: PagerApp) -> list[str]:
-    return [said.message for said in app.said]
+    return [note.message for note in said(app)]
+
+
+_SAID: weakref.WeakKeyDictionary[PagerApp, list[Said]] = weakref.WeakKeyDictionary()
+
+
+def recording(app: PagerApp) -> PagerApp:
+    """``app`` with every notification it shows kept, for ``said`` and ``messages``."""
+    notes: list[Said] = []
+    app.notified = notes.append
+    _SAID[app] = notes
+    return app
+
+
+def said(app: PagerApp) -> list[Said]:
+    """Every notification ``app`` showed, oldest first (an app made by ``recording``)."""
+    return _SAID[app]
 
 
 _TEXT = re.compile(

@@ -99,7 +99,7 @@ def open_app(
         table=table,
         form=form,
         open_form=open_form,
-        opening=opening,
+        preread=opening,
         resume=resume,
         prices=prices,
     )

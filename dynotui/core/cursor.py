@@ -26,6 +26,7 @@ from typing import Any
 from dynotui.core.errors import InputError
 
 VERSION = 2  # 2: scopes are canonical expression trees
+MAX_PAGE = 10**9  # a signed page number is at most this (a stack never gets there)
 DEFAULT_MAX_AGE = 15 * 60
 MAX_AGE_LIMIT = 7 * 24 * 3600  # a week: a token is a place in a result, not a credential
 CLOCK_SKEW = 60  # seconds a token's issue time may lie in the future
@@ -51,6 +52,7 @@ class Cursor:
     key: Any  # the boundary as JSON, as the source wrote it
     issued_at: int
     scope_tag: str
+    page: int | None = None  # the number of the page the boundary opens (None: not said)
 
     def age(self, now: float | None = None) -> float:
         return (time.time() if now is None else now) - self.issued_at
@@ -143,7 +145,7 @@ def decode(token: Any) -> Cursor:
         data = json.loads(_b64decode(payload_text))
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise _malformed("payload is not base64url JSON", CUT_SHORT) from None
-    if not isinstance(data, dict) or set(data) != {"v", "k", "t", "s"}:
+    if not isinstance(data, dict) or set(data) - {"p"} != {"v", "k", "t", "s"}:
         raise _malformed("unexpected payload fields")
     if data["v"] != VERSION or isinstance(data["v"], bool):
         raise CursorError(
@@ -163,7 +165,12 @@ def decode(token: Any) -> Cursor:
         raise _malformed("bad scope tag")
     if data["k"] is None:
         raise _malformed("no boundary")
-    return Cursor(VERSION, data["k"], issued, tag)
+    page = data.get("p")
+    if "p" in data and (
+        not isinstance(page, int) or isinstance(page, bool) or not 2 <= page <= MAX_PAGE
+    ):
+        raise _malformed("bad page number")
+    return Cursor(VERSION, data["k"], issued, tag, page)
 
 
 class CursorSigner:
@@ -185,9 +192,13 @@ class CursorSigner:
         self.max_age = check_max_age(max_age)
         self.clock = clock
 
-    def sign(self, key: Any, scope: str) -> str:
-        """A token for boundary ``key`` (as JSON) of the query with this scope."""
+    def sign(self, key: Any, scope: str, page: int | None = None) -> str:
+        """A token for boundary ``key`` (as JSON) of the query with this scope; ``page``:
+        the number of the page it opens, signed with it, so the stack it opens goes on
+        with that number."""
         payload = {"v": VERSION, "k": key, "t": int(self.clock()), "s": scope_tag(scope)}
+        if page is not None and page > 1:
+            payload["p"] = min(page, MAX_PAGE)
         text = _b64encode(
             json.dumps(payload, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode()
         )
@@ -195,6 +206,10 @@ class CursorSigner:
 
     def verify(self, token: Any, scope: str) -> Any:
         """The boundary (as JSON) of a token issued for ``scope``, or a CursorError."""
+        return self.verified(token, scope).key
+
+    def verified(self, token: Any, scope: str) -> Cursor:
+        """The whole cursor of a token issued for ``scope``, or a CursorError."""
         cursor = decode(token)
         payload_text, mac_text = _parts(token)
         try:
@@ -227,4 +242,4 @@ class CursorSigner:
                 f"the cursor expired: issued {duration(age)} ago, valid for "
                 f"{duration(self.max_age)}; page to that point again to get a fresh one",
             )
-        return cursor.key
+        return cursor

@@ -121,20 +121,15 @@ class HistoryEntry:
         return cost_words(self.cost)
 
 
-def original_page(last_viewed: int, number: int) -> int:
-    """The page number, in the stack a history entry was left on, of page ``number`` of
-    the stack that reopens it (its page 1 is the page last viewed)."""
-    return max(last_viewed, 1) - 1 + number
-
-
 def reopened_note(last_viewed: int, boundary: str, what_changed: str) -> str:
-    """What a reopened stack says of itself: page 1 re-read from the stored ``boundary``
-    of the page last viewed, while ``what_changed`` may have since."""
+    """What a reopened stack says of itself: its first page, numbered as when it was left,
+    re-read from the stored ``boundary`` of the page last viewed, while ``what_changed``
+    may have since."""
     if last_viewed <= 1:
         return "Reopened from history at page 1."
     return (
         f"Reopened from history at page {last_viewed}: re-read from its stored {boundary} "
-        f"(page 1 of this stack is page {last_viewed} then; {what_changed} since)."
+        f"({what_changed} since; pages before it are not on this stack)."
     )
 
 

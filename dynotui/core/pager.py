@@ -45,10 +45,17 @@ class Pager:
         source: Source,
         *,
         start_key: Any = None,
+        first_number: int = 1,
         cache_pages: int = DEFAULT_CACHE_PAGES,
         ledger: SessionLedger | None = None,
     ) -> None:
+        """``first_number``: the number of the stack's first page. A stack reopened at
+        page 3 (from history, or a cursor of page 3) numbers its pages 3, 4, ... so that
+        page numbers keep their meaning across the reopening."""
+        if first_number < 1:
+            raise ValueError(f"a page number is 1 or more, got {first_number}")
         self.source = source
+        self.first_number = first_number
         self.cache_pages = cache_pages
         self._starts: list[Any] = [start_key]
         self._cache: OrderedDict[int, Page[Any]] = OrderedDict()
@@ -68,7 +75,7 @@ class Pager:
 
     @property
     def has_prev(self) -> bool:
-        return self.number > 1
+        return self.number > self.first_number
 
     @property
     def has_next(self) -> HasNext:
@@ -79,17 +86,17 @@ class Pager:
         return self.current is None or self.current.next_start_key is not None
 
     @property
-    def known_pages(self) -> int:
-        """Pages whose start key is known: those read, and the next one."""
-        return len(self._starts)
+    def last_known(self) -> int:
+        """The last page whose start key is known: those read, and the next one."""
+        return self.first_number + len(self._starts) - 1
 
     @property
     def stack(self) -> list[tuple[int, Any]]:
         """Every known page boundary: (page number, start key that opens it)."""
-        return list(enumerate(self._starts, start=1))
+        return list(enumerate(self._starts, start=self.first_number))
 
     def start_key_of(self, number: int) -> Any:
-        return self._starts[number - 1]
+        return self._starts[number - self.first_number]
 
     def cached_numbers(self) -> list[int]:
         return sorted(self._cache)
@@ -100,10 +107,11 @@ class Pager:
 
     def series(self, last: int = SPARK_PAGES) -> list[PageSummary[Any]]:
         """The latest fresh read of up to ``last`` pages ending at the current one."""
-        end = max(self.number, 1)
+        first = self.first_number
+        end = max(self.number, first)
         return [
             self._summaries[n]
-            for n in range(max(1, end - last + 1), end + 1)
+            for n in range(max(first, end - last + 1), end + 1)
             if n in self._summaries
         ]
 
@@ -120,12 +128,12 @@ class Pager:
         """Every page from the start of the result to its end has been read."""
         if self._starts[0] is not None or not self._summaries:
             return False
-        last = len(self._starts)
+        last = self.last_known
         summary = self._summaries.get(last)
         return (
             summary is not None
             and summary.next_start_key is None
-            and all(n in self._summaries for n in range(1, last + 1))
+            and all(n in self._summaries for n in range(self.first_number, last + 1))
         )
 
     @property
@@ -143,9 +151,10 @@ class Pager:
 
     def plan(self, target: Target, *, fresh: bool = False) -> Move:
         """Where ``target`` leads from here; refuses impossible moves, reads nothing."""
+        first = self.first_number
         if target == "next":
             if self.current is None:
-                number = 1
+                number = first
             elif self.current.next_start_key is None:
                 raise InputError("this is the last page: the data ends here")
             else:
@@ -155,19 +164,26 @@ class Pager:
                 raise InputError("already on the first page")
             number = self.number - 1
         elif target == "first":
-            number = 1
+            number = first
         elif target == "refresh":
-            number, fresh = max(self.number, 1), True
+            number, fresh = max(self.number, first), True
         elif isinstance(target, int) and not isinstance(target, bool):
-            if not 1 <= target <= len(self._starts):
+            if not first <= target <= self.last_known:
+                if target < first:
+                    raise InputError(
+                        f"page {target} comes before this stack, which was opened at page "
+                        f"{first}; known pages are {first} to {self.last_known}"
+                    )
                 raise InputError(
-                    f"page {target} has not been reached; known pages are 1 to {len(self._starts)}"
+                    f"page {target} has not been reached; known pages are {first} to "
+                    f"{self.last_known}"
                 )
             number = target
         else:
             raise ValueError(f"unknown move {target!r}")
         cached = None if fresh else self._cache.get(number)
-        return Move(number, self._starts[number - 1], cached.as_cached() if cached else None)
+        start = self.start_key_of(number)
+        return Move(number, start, cached.as_cached() if cached else None)
 
     def read(self, move: Move, cancel: CancelToken = NEVER) -> Page[Any]:
         """The page ``move`` leads to: from the cache, or read from its start key."""
@@ -180,18 +196,19 @@ class Pager:
     def accept(self, page: Page[Any]) -> Page[Any]:
         """Make ``page`` the current one and record its boundary, cost and copy."""
         k = page.number
-        if k > len(self._starts) or self._starts[k - 1] != page.start_key:
+        at = k - self.first_number  # its place in the stack
+        if not 0 <= at < len(self._starts) or self._starts[at] != page.start_key:
             raise StalePageError(f"page {k} was read for a stack that has changed since")
         if not page.cached:
             following = page.next_start_key
-            if len(self._starts) > k and self._starts[k] != following:
+            if len(self._starts) > at + 1 and self._starts[at + 1] != following:
                 # The data (or the mode) moved this boundary: what lay beyond is unknown now.
-                del self._starts[k:]
+                del self._starts[at + 1 :]
                 for number in [n for n in self._cache if n > k]:
                     del self._cache[number]
                 for number in [n for n in self._summaries if n > k]:
                     del self._summaries[number]
-            if len(self._starts) == k and following is not None:
+            if len(self._starts) == at + 1 and following is not None:
                 self._starts.append(following)
             self._cache[k] = page
             self._summaries[k] = page.summary()

@@ -39,11 +39,17 @@ class PastedCursor:
     start_key: Any  # the source's boundary (None: the start of the result)
     signed: bool
     foreign: ForeignStart | None = None  # set when unsigned
+    page: int | None = None  # the page a signed token says it opens (None: not said)
 
     @property
     def note(self) -> str:
         """The line to show when the new stack opens."""
         if self.foreign is None:
+            if self.page is not None:
+                return (
+                    f"A new cursor stack from page {self.page:,}: the cursor's page (signed "
+                    "token, verified)."
+                )
             return "A new cursor stack: page 1 is the cursor's page (signed token, verified)."
         words = f"A new cursor stack from an {self.foreign.warning}."
         if self.foreign.cursor.skip:
@@ -66,7 +72,8 @@ def open_pasted(
     or expired for a token, foreign for a foreign cursor that does not fit this read.
     An ``InputError`` that is not a CursorError means the secret itself is unusable."""
     if not isinstance(text, str) or looks_signed(text):
-        return PastedCursor(key_from_json(signer().verify(text, scope)), signed=True)
+        cursor = signer().verified(text, scope)
+        return PastedCursor(key_from_json(cursor.key), signed=True, page=cursor.page)
     found = read_foreign(text)
     if foreign is None:
         raise ForeignCursorError(f"this is a foreign cursor ({found.wrapping}): {NO_FOREIGN}")
@@ -101,6 +108,7 @@ def _describe_token(
         f"Format version: {cursor.version}",
         f"Issued: {issued} ({when}; valid for {valid_for})",
         f"Scope tag: {cursor.scope_tag}",
+        f"Page: {cursor.page or 1:,}",
         "Start key:",
         _json(cursor.key),
         "",

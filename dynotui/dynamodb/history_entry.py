@@ -17,7 +17,6 @@ from dynotui.core.history import (
     HistoryEntry,
     HistoryError,
     HistoryQuery,
-    original_page,
     reopened_note,
 )
 from dynotui.core.pager import Pager
@@ -239,10 +238,6 @@ class DynamoReopening:
     start_json: Any
     page: int
 
-    def page_number(self, number: int) -> int:
-        """The original page number of page ``number`` of the reopened stack."""
-        return original_page(self.page, number)
-
     @property
     def note(self) -> str:
         return reopened_note(self.page, "start key", "the data may have changed")
@@ -280,4 +275,4 @@ def reopened_pager(
         schema = schema or describe_table(client, reopening.spec.table)
         source = QuerySource(client, reopening.spec, schema)
     start = None if reopening.start_json is None else source.key_from_json(reopening.start_json)
-    return Pager(source, start_key=start)
+    return Pager(source, start_key=start, first_number=max(reopening.page, 1))

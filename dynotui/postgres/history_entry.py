@@ -16,7 +16,6 @@ from dynotui.core.history import (
     HistoryEntry,
     HistoryError,
     HistoryQuery,
-    original_page,
     reopened_note,
 )
 from dynotui.core.pager import Pager
@@ -88,10 +87,6 @@ class PgReopening:
     start_json: Any
     page: int
 
-    def page_number(self, number: int) -> int:
-        """The original page number of page ``number`` of the reopened stack."""
-        return original_page(self.page, number)
-
     @property
     def note(self) -> str:
         return reopened_note(self.page, "boundary", "rows may have changed")
@@ -158,4 +153,4 @@ def reopened_pager(reopening: PgReopening, session: Any) -> Pager:
     """A pager whose page 1 is the entry's page, read again from its stored boundary."""
     source = PgSource(session, query_from_record(session, reopening.record))
     start = None if reopening.start_json is None else source.key_from_json(reopening.start_json)
-    return Pager(source, start_key=start)
+    return Pager(source, start_key=start, first_number=max(reopening.page, 1))

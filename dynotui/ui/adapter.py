@@ -8,33 +8,78 @@ generated code. The CLI builds ``PagerApp(DynamoDBAdapter(...))`` or
 ``PagerApp(PostgresAdapter(...))``; this module, like the rest of the generic UI, imports
 no database package.
 
-An adapter acts on the app it is given: it pushes its own screens and starts queries on a
-view (``view.start``); its calls to the database run through ``app.call`` so the UI never
-waits on them.
+The app asks, the adapter answers: each method gets the data it needs (``Shown``: the
+query and stack on the view a key was pressed on) and a ``Host`` (``ui/host.py``: show a
+screen, run work off the UI thread, open a table, say something), and answers with data:
+a ``NewStack`` to open (through ``answer``, since it may come after a form or a call), a
+screen, a reader, words. An adapter never sees the app or a view.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from dynotui.core.errors import InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
-from dynotui.core.page import Cost
+from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Pager
 from dynotui.report.model import Report
 from dynotui.ui.actions import Action
+from dynotui.ui.host import Counted, Host
 from dynotui.ui.query import Boundary, Query
 
-if TYPE_CHECKING:
-    from dynotui.ui.app import PagerApp
-    from dynotui.ui.widgets.pager_view import PagerView
-
 Side = Literal["main", "compare"]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A view's query and stack as an adapter reads them (None: no query yet), and the
+    main view's query (a compare side with no query of its own starts from it)."""
+
+    query: Query | None = None
+    pager: Pager | None = None
+    origin: str = ""
+    main_query: Query | None = None
+
+    @property
+    def queries(self) -> list[Query]:
+        """This view's query, then the main view's: the one to start a form from."""
+        return [q for q in (self.query, self.main_query) if q is not None]
+
+
+@dataclass(frozen=True)
+class FirstPage:
+    """Page 1 of a new stack read before the app was ready (``dynotui -t T -p V``)."""
+
+    pager: Pager
+    page: Page[Any]
+
+
+@dataclass(frozen=True)
+class NewStack:
+    """An adapter's answer: open this query as a new stack on the view asked about.
+
+    It replaces what the view shows only once its first page has been read. The first
+    page starts at ``start_key`` (or ``key_json``, a stored boundary checked as the
+    source checks any, e.g. a history entry's) and is numbered ``first_number``, so a
+    stack reopened at page 3 goes on with pages 3, 4, ... ``note`` is said once, when the
+    first page arrives; ``origin`` says on the query line where page 1 came from."""
+
+    query: Query
+    start_key: Boundary = None
+    note: str = ""
+    origin: str = ""
+    first_number: int = 1
+    key_json: object = None
+    first_page: FirstPage | None = None
+
+
+Answer = Callable[[NewStack], None]
 
 
 @dataclass(frozen=True)
@@ -59,34 +104,37 @@ class Adapter(Protocol):
     def client(self, side: Side) -> object:
         """The client a view reads through: the compare side may have one of its own."""
 
-    def open(self, app: PagerApp) -> None:
-        """Open what the command line asked for (a table, a query, or the table picker)."""
+    def open(self, host: Host, answer: Answer) -> None:
+        """Open what the command line asked for on the main view (a table, a query, a
+        history entry, or the table picker)."""
 
-    def started(self, app: PagerApp) -> None:
+    def started(self) -> None:
         """The first screen is up: work deferred until then may begin."""
 
-    def choose_table(self, app: PagerApp) -> None:
-        """List the tables and open the one chosen on the main view."""
+    def choose_table(self, host: Host, answer: Answer) -> None:
+        """List the tables; the one chosen is opened on the main view."""
 
-    def edit_query(self, app: PagerApp, view: PagerView) -> None:
-        """The query form for ``view``'s query (or a new one)."""
+    def edit_query(self, host: Host, shown: Shown, answer: Answer) -> None:
+        """The query form for ``shown``'s query (or a new one)."""
 
-    def choose_order(self, app: PagerApp, view: PagerView) -> None:
-        """Pick another order for ``view``'s query."""
+    def choose_order(self, host: Host, shown: Shown, answer: Answer) -> None:
+        """Pick another order for ``shown``'s query."""
 
-    def toggle_mode(self, app: PagerApp, view: PagerView) -> None:
+    def toggle_mode(self, host: Host, shown: Shown) -> NewStack | None:
         """The same query cut into pages the other way (a new stack)."""
 
-    def flip_direction(self, app: PagerApp, view: PagerView) -> None:
+    def flip_direction(self, host: Host, shown: Shown) -> NewStack | None:
         """The same query read backwards (a new stack from the start)."""
 
-    def count(self, app: PagerApp, view: PagerView) -> None:
-        """Count the matches of ``view``'s query; a count kept goes to ``app.counted``."""
+    def count(self, host: Host, shown: Shown, counted: Callable[[Counted | None], None]) -> None:
+        """Count the matches of ``shown``'s query (its screen); a count kept goes to
+        ``counted``, which keeps it for that query."""
 
-    def reconnect(self, app: PagerApp) -> None:
-        """Change the connection, or open it again; every stack is kept."""
+    def reconnect(self, host: Host, shown: Shown) -> None:
+        """Change the connection, or open it again; every stack is kept (the adapter
+        calls ``host.connection_changed`` once connected)."""
 
-    def refused(self, app: PagerApp, view: PagerView, query: Query, error: InputError) -> None:
+    def refused(self, host: Host, query: Query, error: InputError, answer: Answer) -> None:
         """A new query's first page was refused as bad input: its form again, holding what
         was typed, the error beside its field."""
 
@@ -102,25 +150,25 @@ class Adapter(Protocol):
     def code_target(self) -> object:
         """What generated code connects to (endpoint and credentials, or a URI)."""
 
-    def foreign_reader(self, view: PagerView) -> ForeignReader | None:
-        """How this database reads a foreign cursor for ``view``'s query (None: the query
+    def foreign_reader(self, shown: Shown) -> ForeignReader | None:
+        """How this database reads a foreign cursor for ``shown``'s query (None: the query
         resumes only from dynotui's signed tokens)."""
 
     def foreign_start(
-        self, view: PagerView, start: ForeignStart, note: str
+        self, shown: Shown, start: ForeignStart, note: str
     ) -> Callable[[], CursorStart] | None:
         """The read (run off the UI thread) that turns a checked foreign cursor for
-        ``view``'s query into where page 1 starts: the AWS CLI's position past its key,
+        ``shown``'s query into where page 1 starts: the AWS CLI's position past its key,
         a boundary as the server reads it. None: the query takes no foreign cursor."""
 
     def history_query(self, query: Query) -> HistoryQuery | None:
         """What history keeps of a query just opened (None: nothing is kept of it)."""
 
-    def reopen(self, app: PagerApp, entry: HistoryEntry) -> None:
-        """Open a history entry on the main view at the page it was left on, re-read from
-        its stored start key."""
+    def reopen(self, host: Host, entry: HistoryEntry, answer: Answer) -> None:
+        """A history entry as a new stack on the main view, numbered from the page it was
+        left on and re-read from that page's stored start key."""
 
-    def run(self, action: str, app: PagerApp, view: PagerView) -> None:
+    def run(self, action: str, host: Host, shown: Shown, answer: Answer) -> None:
         """An action only this database has (one of its ``actions`` bound as ``db(...)``)."""
 
     def close(self) -> None:

@@ -3,8 +3,11 @@ compare, sidebar, help, palette, clipboard and cursors. What only a database kno
 (tables, its query form and orders, modes, count, connection, code target) its
 ``Adapter`` does; this module imports no database package.
 
-Keys act on the active view: the main one, or the compare side that has the focus. The
-app holds no paging logic (the core's ``Pager`` does, one per view).
+The app is the adapter's ``Host`` (``ui/host.py``): it asks the adapter, with the data of
+the view a key was pressed on (``Shown``), and opens what the adapter answers
+(``NewStack``) on that view. Keys act on the active view: the main one, or the compare
+side that has the focus. The app holds no paging logic (the core's ``Pager`` does, one
+per view).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -28,20 +31,21 @@ from dynotui.core.errors import InputError
 from dynotui.core.figures_text import stack_footer
 from dynotui.core.history import HistoryEntry, HistoryStore
 from dynotui.core.ledger import CountOutcome
-from dynotui.core.page import Cost
+from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Pager, Target
 from dynotui.core.text import visible
 from dynotui.process import heap
 from dynotui.report.files import write_report
 from dynotui.ui import clipboard
-from dynotui.ui.adapter import Adapter
+from dynotui.ui.adapter import Adapter, NewStack, Shown
 from dynotui.ui.background import CallReported, call_in_background
 from dynotui.ui.history import HistoryLog
-from dynotui.ui.query import Counted, Query
+from dynotui.ui.host import A, Counted, Severity
+from dynotui.ui.query import Query
 from dynotui.ui.screens.main import MainScreen
 from dynotui.ui.session import Session
 from dynotui.ui.share import Share
-from dynotui.ui.widgets.pager_view import PagerView
+from dynotui.ui.widgets.pager_view import PagerView, ViewState
 from dynotui.ui.widgets.safe_text import notify, notify_error
 
 STRIP_BELOW = 120  # below this many columns the sidebar becomes a two-line cost strip
@@ -71,9 +75,11 @@ class PagerApp(App[None]):
         system_copy: Callable[[str], None] = clipboard.system_copy,
         history: HistoryStore | None = None,
         report_folder: Path | None = None,
+        notified: Callable[[Said], None] | None = None,
     ) -> None:
         """``history``: where queries opened are kept (None: nowhere, as ``--no-history``);
-        ``report_folder``: where ``S`` writes reports (default: the current folder)."""
+        ``report_folder``: where ``S`` writes reports (default: the current folder);
+        ``notified``: told of every notification shown (a test's recorder)."""
         super().__init__()
         self.adapter = adapter
         self.key_table = list(adapter.actions())
@@ -81,16 +87,16 @@ class PagerApp(App[None]):
             # Bound per app, from the adapter's table: each database words its own keys.
             self.bind(action.keys, action.action, description=action.title, show=action.footer)
         self.session = Session(clock=clock, prices=adapter.prices())
-        self.share = Share(self, signer, system_copy)
+        self.share = Share(self, self.adapter, signer, system_copy)
         self.history = HistoryLog(history, self._history_warning)
         self.report_folder = report_folder or Path.cwd()
         self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
-        self.said: list[Said] = []  # every notification shown, oldest first
+        self.notified = notified
         self._main_screen: MainScreen | None = None
 
     def get_default_screen(self) -> Screen[None]:
         self._main_screen = MainScreen(
-            self.session, self.adapter.client("main"), self._main_screen_ready
+            self.session, self.adapter.client("main"), self._main_screen_ready, events=self
         )
         return self._main_screen
 
@@ -100,15 +106,15 @@ class PagerApp(App[None]):
     def _main_screen_ready(self) -> None:
         """The main screen and its views are up: open what the command line asked for."""
         self._apply_sidebar_mode()
-        self.adapter.open(self)
+        self.adapter.open(self, self._answer_for(self.main_view))
         self.call_after_refresh(self._started)
 
     def _started(self) -> None:
         """The first screen is up: start-up is over."""
         heap.settle()
-        self.adapter.started(self)
+        self.adapter.started()
 
-    # -- what adapters use ----------------------------------------------------------------
+    # -- the views ------------------------------------------------------------------------
 
     @property
     def main_screen(self) -> MainScreen:
@@ -133,6 +139,33 @@ class PagerApp(App[None]):
         """Every pager, the compare side too, shown or not."""
         return [self.main_screen.main_view, self.main_screen.right_view]
 
+    def shown(self, view: PagerView) -> Shown:
+        """``view``'s query and stack, as the adapter is given them."""
+        state = view.state
+        return Shown(
+            query=state.query if state is not None else None,
+            pager=state.pager if state is not None else None,
+            origin=state.origin if state is not None else "",
+            main_query=self.main_view.query_shown,
+        )
+
+    def _answer_for(self, view: PagerView) -> Callable[[NewStack], None]:
+        """Where an adapter's answer goes: a new stack on ``view``."""
+
+        def answer(new: NewStack) -> None:
+            view.start(new)
+
+        return answer
+
+    def _open_on(self, view: PagerView, new: NewStack | None) -> None:
+        if new is not None:
+            view.start(new)
+
+    # -- the host (ui/host.py): what an adapter may ask -----------------------------------
+
+    def ask(self, screen: Screen[A], answered: Callable[[A | None], None]) -> None:
+        self.push_screen(screen, answered)
+
     def call(
         self,
         work: Callable[[], T],
@@ -142,6 +175,15 @@ class PagerApp(App[None]):
         """``work`` in a background thread; ``done`` or ``failed`` then runs on the UI's."""
         call_in_background(self, work, done, failed)
 
+    def open_table(
+        self,
+        name: str,
+        work: Callable[[], T],
+        done: Callable[[T], None],
+        failed: Callable[[BaseException], None],
+    ) -> None:
+        self.main_view.open_table(name, work, done, failed)
+
     @on(CallReported)
     def _call_reported(self, message: CallReported) -> None:
         message.deliver()
@@ -149,31 +191,41 @@ class PagerApp(App[None]):
     def fail(self, error: BaseException, title: str) -> None:
         notify_error(self, error, title)
 
-    def counted(self, view: PagerView, result: Counted) -> None:
+    def say(
+        self,
+        words: str,
+        *,
+        title: str = "",
+        severity: Severity = "information",
+        timeout: float | None = None,
+    ) -> None:
+        notify(self, words, title=title, severity=severity, timeout=timeout)
+
+    def count_of(self, scope: str) -> Counted | None:
+        return self.session.counts.get(scope)
+
+    def count_finished(self, outcome: CountOutcome) -> None:
+        """A count ended, complete or stopped: what it read was billed either way."""
+        self.session.ledger.count_done(outcome)
+        self.refresh_costs()
+
+    def connection_changed(self) -> None:
+        """A new connection: its label in the title, every stack read through it."""
+        self.sub_title = visible(self.adapter.label)
+        for view in self.all_views:
+            if view.client is not None:
+                view.use_client(
+                    self.adapter.client("main" if view is self.main_view else "compare")
+                )
+
+    # -- what the session counts ----------------------------------------------------------
+
+    def counted(self, view: PagerView, result: Counted | None) -> None:
         """A count kept for its query: the status line shows it from now on."""
+        if result is None:
+            return
         self.session.counts[result.scope] = result
         view.refresh_status()
-
-    def reopen_at(self, query: Query, start_json: object, page: int, note: str) -> None:
-        """A history entry's query on the main view, page 1 re-read from the stored start
-        key of page ``page`` (checked as the source checks any boundary)."""
-        try:
-            source = query.make_source(self.main_view.client, self.session.clock)
-            start = None if start_json is None else source.key_from_json(start_json)
-        except InputError as exc:
-            self.fail(exc, "History")
-            return
-        page = max(page, 1)
-        self.main_view.start(
-            query,
-            start,
-            note=note,
-            origin=f"reopened from history at page {page}",
-            page_offset=page - 1,
-        )
-
-    def set_connection_label(self, label: str) -> None:
-        self.sub_title = visible(label)
 
     def spent(self, cost: Cost) -> None:
         """A read outside any stack's pages (passing over a foreign cursor's items):
@@ -189,11 +241,6 @@ class PagerApp(App[None]):
     def cursor_accepted(self) -> None:
         self.session.ledger.cursors.accepted()
 
-    def count_finished(self, result: CountOutcome) -> None:
-        """A count ended, complete or stopped: what it read was billed either way."""
-        self.session.ledger.count_done(result)
-        self.refresh_costs()
-
     def refresh_costs(self) -> None:
         """The session's figures changed outside a page: every sidebar says so."""
         for view in self.all_views:
@@ -204,20 +251,21 @@ class PagerApp(App[None]):
         # the writer, and a blocking call back would stall both).
         self.post_message(CallReported(lambda: notify(self, text, severity="warning", timeout=10)))
 
-    def on_pager_view_costs_changed(self, message: PagerView.CostsChanged) -> None:
+    # -- what the views tell (ViewEvents) -------------------------------------------------
+
+    def page_shown(self, view: PagerView, state: ViewState, page: Page[Any]) -> None:
+        """Called by the view itself, so no page shown goes unrecorded: history keeps the
+        query the first time, and where the user is now."""
+        self.main_screen.page_shown(view)
+        if self.history.enabled:
+            query = state.query
+            self.history.page_shown(state.pager, page, lambda: self.adapter.history_query(query))
+
+    def costs_changed(self) -> None:
         self.refresh_costs()
 
-    def on_pager_view_query_refused(self, message: PagerView.QueryRefused) -> None:
-        self.adapter.refused(self, message.view, message.query, message.error)
-
-    def on_pager_view_page_shown(self, message: PagerView.PageShown) -> None:
-        state = message.view.state
-        if state is None or not self.history.enabled:
-            return
-        query = state.query
-        self.history.page_shown(
-            state.pager, message.page, state.page_offset, lambda: self.adapter.history_query(query)
-        )
+    def query_refused(self, view: PagerView, query: Query, error: InputError) -> None:
+        self.adapter.refused(self, query, error, self._answer_for(view))
 
     def notify(
         self,
@@ -228,7 +276,8 @@ class PagerApp(App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        self.said.append(Said(message, title, severity, markup))
+        if self.notified is not None:
+            self.notified(Said(message, title, severity, markup))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     # -- moves ----------------------------------------------------------------------------
@@ -268,7 +317,7 @@ class PagerApp(App[None]):
             if number is not None:
                 view.jump(number)
 
-        self.push_screen(JumpScreen(pager.known_pages, pager.number), chosen)
+        self.push_screen(JumpScreen(pager.last_known, pager.number, pager.first_number), chosen)
 
     def action_show_stack(self) -> None:
         from dynotui.ui.screens.stack import StackScreen
@@ -290,29 +339,35 @@ class PagerApp(App[None]):
     # -- what the adapter does ------------------------------------------------------------
 
     def action_edit_query(self) -> None:
-        self.adapter.edit_query(self, self.active_view)
+        view = self.active_view
+        self.adapter.edit_query(self, self.shown(view), self._answer_for(view))
 
     def action_choose_order(self) -> None:
-        self.adapter.choose_order(self, self.active_view)
+        view = self.active_view
+        self.adapter.choose_order(self, self.shown(view), self._answer_for(view))
 
     def action_toggle_mode(self) -> None:
-        self.adapter.toggle_mode(self, self.active_view)
+        view = self.active_view
+        self._open_on(view, self.adapter.toggle_mode(self, self.shown(view)))
 
     def action_flip_direction(self) -> None:
-        self.adapter.flip_direction(self, self.active_view)
+        view = self.active_view
+        self._open_on(view, self.adapter.flip_direction(self, self.shown(view)))
 
     def action_count(self) -> None:
-        self.adapter.count(self, self.active_view)
+        view = self.active_view
+        self.adapter.count(self, self.shown(view), lambda result: self.counted(view, result))
 
     def action_choose_table(self) -> None:
-        self.adapter.choose_table(self)
+        self.adapter.choose_table(self, self._answer_for(self.main_view))
 
     def action_connection(self) -> None:
-        self.adapter.reconnect(self)
+        self.adapter.reconnect(self, self.shown(self.main_view))
 
     def action_db(self, name: str) -> None:
         """A key only this database has: its adapter runs it."""
-        self.adapter.run(name, self, self.active_view)
+        view = self.active_view
+        self.adapter.run(name, self, self.shown(view), self._answer_for(view))
 
     async def action_quit(self) -> None:
         """At once, whatever is in flight: the adapter stops what runs on the server, and
@@ -368,7 +423,7 @@ class PagerApp(App[None]):
 
         def chosen(entry: HistoryEntry | None) -> None:
             if entry is not None:
-                self.adapter.reopen(self, entry)
+                self.adapter.reopen(self, entry, self._answer_for(self.main_view))
 
         self.push_screen(HistoryScreen(store), chosen)
 
@@ -411,7 +466,7 @@ class PagerApp(App[None]):
         self.refresh_costs()  # the right side's session figures are as old as its last page
         if right.state is None and right.pending is None:
             partner = self.adapter.compare_partner(main.state.query)
-            if partner is None or not right.start(partner):
+            if partner is None or not right.start(NewStack(partner)):
                 right.show_hint(
                     "This side has no query yet: press tab to come here, then o to choose "
                     "its order."

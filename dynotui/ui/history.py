@@ -49,11 +49,11 @@ class HistoryLog:
         self,
         pager: Pager,
         page: Page[Any],
-        page_offset: int,
         describe: Callable[[], HistoryQuery | None],
     ) -> None:
         """Page ``page`` of ``pager``'s stack is on screen: record the query the first time,
-        and where the user is now (page number as the user knows it, its start key)."""
+        and where the user is now (its page number, kept across reopenings, and start
+        key)."""
         store = self.store
         if store is None or not store.enabled:
             return
@@ -71,7 +71,7 @@ class HistoryLog:
             self._submit(opened)
         source = pager.source
         boundary = None if page.start_key is None else source.key_to_json(page.start_key)
-        number = page_offset + page.number
+        number = page.number
         cost = cost_record(pager.totals)
         kept = mark
 

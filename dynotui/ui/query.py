@@ -85,12 +85,3 @@ class Query(Protocol):
     def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         """Code that reproduces ``page`` from its boundary, by language; ``target`` is what
         the adapter's ``code_target`` gives (endpoint, credentials, URI)."""
-
-
-class Counted(Protocol):
-    """A finished count, kept for its query (by scope) and shown in the status line."""
-
-    @property
-    def scope(self) -> str: ...
-
-    def summary(self) -> str: ...

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
-from dynotui.ui.query import Clock, Counted
+from dynotui.ui.host import Counted
+from dynotui.ui.query import Clock
 
 
 @dataclass

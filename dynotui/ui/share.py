@@ -4,29 +4,43 @@ cursors brought back (paste, inspect). The clipboard route is named every time."
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError
+from dynotui.core.page import Cost
 from dynotui.core.pasted import PastedCursor
 from dynotui.ui import clipboard
-from dynotui.ui.adapter import CursorStart
+from dynotui.ui.adapter import Adapter, CursorStart, NewStack, Shown
+from dynotui.ui.host import Host
 from dynotui.ui.query import Boundary
-from dynotui.ui.widgets.safe_text import notify
+from dynotui.ui.widgets.pager_view import PagerView, ViewState
 
-if TYPE_CHECKING:
-    from dynotui.ui.app import PagerApp
-    from dynotui.ui.widgets.pager_view import PagerView, ViewState
+
+class Sharing(Host, Protocol):
+    """What sharing needs of the app beyond what an adapter may ask."""
+
+    def copy_to_clipboard(self, text: str) -> None: ...
+
+    def shown(self, view: PagerView) -> Shown: ...
+
+    def spent(self, cost: Cost) -> None: ...
+
+    def cursor_refused(self, error: CursorError) -> None: ...
+
+    def cursor_accepted(self) -> None: ...
 
 
 class Share:
     def __init__(
         self,
-        app: PagerApp,
+        app: Sharing,
+        adapter: Adapter,
         signer: CursorSigner | None,
         system_copy: Callable[[str], None],
     ) -> None:
         self.app = app
+        self.adapter = adapter
         self.system_copy = system_copy
         self._made: list[CursorSigner] = [signer] if signer is not None else []
 
@@ -40,12 +54,12 @@ class Share:
 
     def copy_text(self, text: str, what: str) -> None:
         route = clipboard.copy(text, self.app.copy_to_clipboard, self.system_copy)
-        notify(self.app, f"Copied {what} to the {route}.", title="Copied")
+        self.app.say(f"Copied {what} to the {route}.", title="Copied")
 
     def _state(self, view: PagerView) -> ViewState | None:
         state = view.state
         if state is None or state.pager.current is None:
-            notify(self.app, "No page read yet.", severity="warning")
+            self.app.say("No page read yet.", severity="warning")
             return None
         return state
 
@@ -55,7 +69,7 @@ class Share:
             return
         item = view.selected_item()
         if item is None:
-            notify(self.app, "This page holds no items.", severity="warning")
+            self.app.say("This page holds no items.", severity="warning")
             return
         kind = state.query.item_formats()[1 if typed else 0]
         self.copy_text(state.query.item_json(item, typed), f"the item ({kind})")
@@ -67,19 +81,18 @@ class Share:
             lines = state.query.page_lines(page.items)
             self.copy_text(lines, f"page {page.number} ({page.shown:,} items, JSON lines)")
 
-    def _copy_token(self, state: ViewState, key: Boundary, what: str) -> None:
+    def _copy_token(self, state: ViewState, key: Boundary, what: str, page: int) -> None:
         if key is None:
-            notify(
-                self.app,
+            self.app.say(
                 f"{what} has no start key: it opens at the start of the result.",
                 severity="warning",
             )
             return
         source = state.pager.source
         try:
-            token = self.signer().sign(source.key_to_json(key), source.scope())
+            token = self.signer().sign(source.key_to_json(key), source.scope(), page)
         except InputError as exc:
-            notify(self.app, str(exc), title="Cursor secret", severity="error", timeout=10)
+            self.app.say(str(exc), title="Cursor secret", severity="error", timeout=10)
             return
         self.copy_text(token, f"a signed cursor of {what}")
 
@@ -89,15 +102,15 @@ class Share:
             return
         page = state.pager.current
         if page.next_start_key is None:
-            notify(self.app, "This is the last page: there is no next cursor.", severity="warning")
+            self.app.say("This is the last page: there is no next cursor.", severity="warning")
             return
-        self._copy_token(state, page.next_start_key, f"page {page.number + 1}")
+        self._copy_token(state, page.next_start_key, f"page {page.number + 1}", page.number + 1)
 
     def copy_current_token(self, view: PagerView) -> None:
         state = self._state(view)
         if state is not None and state.pager.current is not None:
             page = state.pager.current
-            self._copy_token(state, page.start_key, f"page {page.number}")
+            self._copy_token(state, page.start_key, f"page {page.number}", page.number)
 
     def copy_start_key(self, view: PagerView) -> None:
         state = self._state(view)
@@ -105,8 +118,7 @@ class Share:
             return
         page = state.pager.current
         if page.start_key is None:
-            notify(
-                self.app,
+            self.app.say(
                 f"Page {page.number} has no start key: it opens at the start of the result.",
                 severity="warning",
             )
@@ -120,22 +132,22 @@ class Share:
         if state is None:
             return
         source = state.pager.source
-        adapter = self.app.adapter
+        adapter = self.adapter
 
         def opened(pasted: PastedCursor | None) -> None:
             if pasted is None:
                 return
             if view.state is not state:
-                notify(self.app, "The cursor was not opened: another query came first.")
+                self.app.say("The cursor was not opened: another query came first.")
                 return
             self._open_pasted(view, pasted)
 
-        self.app.push_screen(
+        self.app.ask(
             PasteCursorScreen(
                 self.signer,
                 source.scope(),
                 source.key_from_json,
-                adapter.foreign_reader(view),
+                adapter.foreign_reader(self.app.shown(view)),
                 self.app.cursor_refused,
             ),
             opened,
@@ -150,10 +162,16 @@ class Share:
         if pasted.foreign is None:
             app.cursor_accepted()
             view.start(
-                state.query, pasted.start_key, note=pasted.note, origin="from a signed cursor"
+                NewStack(
+                    state.query,
+                    pasted.start_key,
+                    note=pasted.note,
+                    origin="from a signed cursor",
+                    first_number=pasted.page or 1,
+                )
             )
             return
-        read = app.adapter.foreign_start(view, pasted.foreign, pasted.note)
+        read = self.adapter.foreign_start(app.shown(view), pasted.foreign, pasted.note)
         if read is None:
             return  # nothing foreign is offered to a query that takes none
 
@@ -162,9 +180,9 @@ class Share:
             if found.cost is not None:
                 app.spent(found.cost)  # billed like any read, whatever happens next
             if view.state is not state:
-                notify(app, "The cursor's page was not opened: another query came first.")
+                app.say("The cursor's page was not opened: another query came first.")
                 return
-            view.start(state.query, found.start_key, note=found.note, origin=found.origin)
+            view.start(NewStack(state.query, found.start_key, note=found.note, origin=found.origin))
 
         def failed(error: BaseException) -> None:
             if isinstance(error, CursorError):
@@ -178,12 +196,13 @@ class Share:
 
         state = view.state
         if state is not None:
-            self.app.push_screen(
+            self.app.ask(
                 InspectCursorScreen(
                     self.signer,
                     state.pager.source.scope(),
-                    self.app.adapter.foreign_reader(view),
-                )
+                    self.adapter.foreign_reader(self.app.shown(view)),
+                ),
+                lambda _: None,
             )
 
     def show_code(self, view: PagerView, target: object) -> None:
@@ -194,6 +213,7 @@ class Share:
             return
         page = state.pager.current
         code = state.query.code(page, target)
-        self.app.push_screen(
-            CodeScreen(f"Code for page {page.number}, from its start key", code, self.copy_text)
+        self.app.ask(
+            CodeScreen(f"Code for page {page.number}, from its start key", code, self.copy_text),
+            lambda _: None,
         )

@@ -15,7 +15,7 @@ from dynotui.ui.widgets.pager_view import PagerView
 def busy(app: App[None]) -> bool:
     for screen in app.screen_stack:
         for view in screen.query(PagerView):
-            if view.reading or view.target is not None or view.opening is not None:
+            if view.busy:
                 return True
     return False
 

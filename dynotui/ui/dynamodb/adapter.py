@@ -2,15 +2,15 @@
 (base table, LSIs, GSIs), raw and fill mode, direction, Select COUNT, the connection
 (profile, region, endpoint, timeouts) and the target of generated code.
 
-Each change of query builds a whole new query and hands it to ``view.start``: nothing
+Each change of query builds a whole new query and answers it as a ``NewStack``: nothing
 changes on screen until that query's first page arrives, and a query refused here
-changes nothing.
+changes nothing. The adapter asks the app only through its ``Host``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dynotui.core.errors import InputError, error_words
 from dynotui.core.foreign import ForeignReader, ForeignStart
@@ -31,15 +31,11 @@ from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
-from dynotui.ui.adapter import CursorStart, Side
+from dynotui.ui.adapter import Answer, CursorStart, FirstPage, NewStack, Shown, Side
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.host import Counted, Host
 from dynotui.ui.query import Query
-from dynotui.ui.widgets.safe_text import notify
-
-if TYPE_CHECKING:
-    from dynotui.ui.app import PagerApp
-    from dynotui.ui.widgets.pager_view import PagerView
 
 WORDS = {
     "edit_query": ("Query", "Edit the query: keys, filter, projection, page size"),
@@ -62,8 +58,8 @@ FOREIGN_ORIGIN = "from an unsigned foreign cursor (anyone could have edited it)"
 
 
 class DynamoDBAdapter:
-    """``client`` is a botocore client (or the ``LazyClient`` the opening made);
-    ``opening`` the table and page 1 read while the app loaded, if the command line named
+    """``client`` is a botocore client (or the ``LazyClient`` the early read made);
+    ``preread`` the table and page 1 read while the app loaded, if the command line named
     them."""
 
     def __init__(
@@ -75,7 +71,7 @@ class DynamoDBAdapter:
         table: str | None = None,
         form: QueryForm | None = None,
         open_form: bool | None = None,
-        opening: Opening | None = None,
+        preread: Opening | None = None,
         resume: HistoryEntry | None = None,
         prices: PriceList | None = None,
     ) -> None:
@@ -88,10 +84,10 @@ class DynamoDBAdapter:
         self.table = table
         self.form = form or QueryForm()
         self.open_form = open_form
-        self.opening = opening
+        self.preread = preread
         self.resume = resume
         # What each order measured, shared by every query so advisors can compare orders.
-        self.measurements = opening.measurements if opening is not None else Measurements()
+        self.measurements = preread.measurements if preread is not None else Measurements()
 
     # -- the adapter protocol ---------------------------------------------------------------
 
@@ -105,21 +101,20 @@ class DynamoDBAdapter:
     def client(self, side: Side) -> object:
         return self._client
 
-    def open(self, app: PagerApp) -> None:
+    def open(self, host: Host, answer: Answer) -> None:
         if self.resume is not None:
-            self.reopen(app, self.resume)
+            self.reopen(host, self.resume, answer)
             return
-        opening = self.opening
-        if opening is not None:
-            # Begun even when already read, so the end below finds it still wanted.
-            app.main_view.begin_opening(self.table or "")
-            if opening.done.is_set():
-                self._opened(app, opening.opened)
+        preread = self.preread
+        if preread is not None:
+            if preread.done.is_set():  # read before the app was up: nothing to wait for
+                self._opened(host, preread.opened, answer)
             else:
-                app.call(
-                    lambda: opening.done.wait() and opening.opened,
-                    lambda opened: self._opened(app, opened or Opened()),
-                    lambda error: self._opened(app, Opened(error=error)),
+                host.open_table(
+                    self.table or "",
+                    lambda: preread.done.wait() and preread.opened,
+                    lambda opened: self._opened(host, opened or Opened(), answer),
+                    lambda error: self._opened(host, Opened(error=error), answer),
                 )
             return
         if self.table:
@@ -129,16 +124,16 @@ class DynamoDBAdapter:
                 if self.open_form is not None
                 else not form.partition_value and not form.scan
             )
-            self._load_table(app, self.table, form, open_form)
+            self._load_table(host, self.table, form, open_form, answer)
         else:
-            self.choose_table(app)
+            self.choose_table(host, answer)
 
-    def started(self, app: PagerApp) -> None:
+    def started(self) -> None:
         warm = getattr(self._client, "warm", None)  # a LazyClient: make the real client now
         if warm is not None:
             warm()
 
-    def choose_table(self, app: PagerApp) -> None:
+    def choose_table(self, host: Host, answer: Answer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
         client = self._client
@@ -146,27 +141,27 @@ class DynamoDBAdapter:
         def listed(names: list[str]) -> None:
             def chosen(name: str | None) -> None:
                 if name:
-                    self._load_table(app, name, QueryForm(), open_form=True)
+                    self._load_table(host, name, QueryForm(), True, answer)
 
-            app.push_screen(
+            host.ask(
                 PickerScreen(f"Tables ({len(names)}) — Enter opens one", [(n, n) for n in names]),
                 chosen,
             )
 
-        app.call(lambda: list_tables(client), listed, lambda e: app.fail(e, "Tables"))
+        host.call(lambda: list_tables(client), listed, lambda e: host.fail(e, "Tables"))
 
-    def edit_query(self, app: PagerApp, view: PagerView) -> None:
-        schema = self._schema_for(app, view)
+    def edit_query(self, host: Host, shown: Shown, answer: Answer) -> None:
+        schema = self._schema_for(shown)
         if schema is not None:
-            self._edit(app, view, schema, self._form_of(app, view))
+            self._edit(host, shown, schema, self._form_of(shown), answer)
 
-    def choose_order(self, app: PagerApp, view: PagerView) -> None:
+    def choose_order(self, host: Host, shown: Shown, answer: Answer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
-        schema = self._schema_for(app, view)
+        schema = self._schema_for(shown)
         if schema is None:
             return
-        current = self._form_of(app, view)
+        current = self._form_of(shown)
         choices = []
         for order in schema.orders:
             count = schema.item_count_text(order.item_count)
@@ -175,69 +170,70 @@ class DynamoDBAdapter:
         def chosen(name: str | None) -> None:
             if name:
                 form, note = for_order(current, schema, name)
-                self._edit(app, view, schema, form, note)
+                self._edit(host, shown, schema, form, answer, note)
 
-        app.push_screen(
+        host.ask(
             PickerScreen(
                 f"Sort orders of {schema.name}\nItem counts: {schema.item_count_note()}", choices
             ),
             chosen,
         )
 
-    def toggle_mode(self, app: PagerApp, view: PagerView) -> None:
-        query = view.query_shown
+    def toggle_mode(self, host: Host, shown: Shown) -> NewStack | None:
+        query = shown.query
         if isinstance(query, DynamoQuery):
             mode = "fill" if query.spec.mode == "raw" else "raw"
-            self._restart_with(view, "Mode", mode=mode)
-        elif isinstance(query, PartiQLQuery):
-            self._partiql_has_no(view, "Mode")
+            return self._restart_with(host, shown, "Mode", mode=mode)
+        if isinstance(query, PartiQLQuery):
+            self._partiql_has_no(host, "Mode")
+        return None
 
-    def flip_direction(self, app: PagerApp, view: PagerView) -> None:
-        query = view.query_shown
+    def flip_direction(self, host: Host, shown: Shown) -> NewStack | None:
+        query = shown.query
         if isinstance(query, DynamoQuery):
             if query.spec.scan:
-                notify(view, "A Scan has no direction.", severity="warning")
-                return
-            self._restart_with(view, "Direction", descending=not query.form.descending)
-        elif isinstance(query, PartiQLQuery):
-            self._partiql_has_no(view, "Direction")
+                host.say("A Scan has no direction.", severity="warning")
+                return None
+            return self._restart_with(
+                host, shown, "Direction", descending=not query.form.descending
+            )
+        if isinstance(query, PartiQLQuery):
+            self._partiql_has_no(host, "Direction")
+        return None
 
-    def count(self, app: PagerApp, view: PagerView) -> None:
+    def count(self, host: Host, shown: Shown, counted: Callable[[Counted | None], None]) -> None:
         from dynotui.dynamodb.count import CountResult, forecast
         from dynotui.ui.dynamodb.count_screen import CountScreen
 
-        state = view.state
-        if state is None:
+        query, pager = shown.query, shown.pager
+        if query is None or pager is None:
             return
-        query = state.query
         if not isinstance(query, DynamoQuery):
-            notify(
-                app,
+            host.say(
                 "Count works on a Query or Scan (Select: COUNT); a PartiQL statement has none.",
                 severity="warning",
             )
             return
-        pager = state.pager
         prediction = forecast(
             query.schema, query.spec, pager.latest_reads(), pager.read_whole_result
         )
-
-        def counted(result: CountResult | None) -> None:
-            if result is not None:
-                app.counted(view, result)
-
-        before = app.session.counts.get(pager.source.scope())
+        before = host.count_of(pager.source.scope())
         earlier = before if isinstance(before, CountResult) else None
-        app.push_screen(
-            CountScreen(self._client, query, prediction, earlier, app.count_finished), counted
+        host.ask(
+            CountScreen(self._client, query, prediction, earlier, host.count_finished), counted
         )
 
     def reconnect(
-        self, app: PagerApp, why: str = "", tried: ConnectionOptions | None = None
+        self,
+        host: Host,
+        shown: Shown,
+        why: str = "",
+        tried: ConnectionOptions | None = None,
     ) -> None:
         from dynotui.ui.dynamodb.connection_screen import ConnectionScreen
 
-        table = self._table_shown(app)
+        main = shown.main_query
+        table = main.schema.name if isinstance(main, DynamoQuery | PartiQLQuery) else None
 
         def connect(options: ConnectionOptions) -> Any:
             client = make_client(options)
@@ -251,39 +247,33 @@ class DynamoDBAdapter:
         def chosen(options: ConnectionOptions | None) -> None:
             if options is None:
                 return
-            app.call(
+            host.call(
                 lambda: connect(options),
-                lambda client: self._reconnected(app, options, client),
+                lambda client: self._reconnected(host, options, client),
                 lambda error: self.reconnect(
-                    app,
+                    host,
+                    shown,
                     f"Not connected: {error_words(error)} — the old connection is kept.",
                     options,
                 ),
             )
 
-        app.push_screen(
+        host.ask(
             ConnectionScreen(self.options, in_force(self._client, self.options), why, tried),
             chosen,
         )
 
-    def _table_shown(self, app: PagerApp) -> str | None:
-        query = app.main_view.query_shown
-        return query.schema.name if isinstance(query, DynamoQuery | PartiQLQuery) else None
-
-    def refused(self, app: PagerApp, view: PagerView, query: Query, error: InputError) -> None:
+    def refused(self, host: Host, query: Query, error: InputError, answer: Answer) -> None:
         from dynotui.ui.dynamodb.query_screen import QueryScreen
 
         if not isinstance(query, DynamoQuery | PartiQLQuery):
             return
         statement = query.statement if isinstance(query, PartiQLQuery) else None
         tab = "partiql-tab" if statement is not None else "query-tab"
-
-        def done(again: DynamoDBQuery | None) -> None:
-            if again is not None:
-                view.start(self._with_measurements(again))
-
         note = f"DynamoDB refused this query: {error_words(error)}"
-        app.push_screen(QueryScreen(query.schema, query.form, note, statement, tab), done)
+        host.ask(
+            QueryScreen(query.schema, query.form, note, statement, tab), self._answering(answer)
+        )
 
     def compare_partner(self, query: Query) -> Query | None:
         return None  # the user picks the other order (tab, o)
@@ -303,15 +293,13 @@ class DynamoDBAdapter:
 
         return code_target(self._client)
 
-    def foreign_reader(self, view: PagerView) -> ForeignReader | None:
-        state = view.state
-        return foreign_reader(state.pager.source) if state is not None else None
+    def foreign_reader(self, shown: Shown) -> ForeignReader | None:
+        return foreign_reader(shown.pager.source) if shown.pager is not None else None
 
     def foreign_start(
-        self, view: PagerView, start: ForeignStart, note: str
+        self, shown: Shown, start: ForeignStart, note: str
     ) -> Callable[[], CursorStart] | None:
-        state = view.state
-        source = state.pager.source if state is not None else None
+        source = shown.pager.source if shown.pager is not None else None
         if not isinstance(source, QuerySource):
             return None  # a PartiQL read resumes only from dynotui's signed tokens
 
@@ -328,11 +316,11 @@ class DynamoDBAdapter:
             return history_entry.statement_entry(query.statement, self.options)
         return None
 
-    def reopen(self, app: PagerApp, entry: HistoryEntry) -> None:
+    def reopen(self, host: Host, entry: HistoryEntry, answer: Answer) -> None:
         try:
             reopening = history_entry.reopen(entry)
         except InputError as exc:
-            app.fail(exc, "History")
+            host.fail(exc, "History")
             return
         if history_entry.connection_record(self.options) != entry.connection:
             # Read on another connection: that one, as E would make it, then the entry.
@@ -346,22 +334,19 @@ class DynamoDBAdapter:
                 return client
 
             def connected(client: Any) -> None:
-                self._reconnected(app, options, client)
-                self._reopen(app, reopening)
+                self._reconnected(host, options, client)
+                self._reopen(host, reopening, answer)
 
-            app.call(connect, connected, lambda error: app.fail(error, "History"))
+            host.call(connect, connected, lambda error: host.fail(error, "History"))
             return
-        self._reopen(app, reopening)
+        self._reopen(host, reopening, answer)
 
-    def _reopen(self, app: PagerApp, reopening: history_entry.DynamoReopening) -> None:
-        client, view = self._client, app.main_view
+    def _reopen(self, host: Host, reopening: history_entry.DynamoReopening, answer: Answer) -> None:
+        client = self._client
         spec, statement = reopening.spec, reopening.statement
         table = spec.table if spec is not None else statement.target()[0] if statement else ""
-        view.begin_opening(table)
 
         def described(schema: TableSchema) -> None:
-            if not view.end_opening(table):
-                return
             query: DynamoDBQuery
             form = reopening.form or QueryForm(order=spec.index or BASE if spec else BASE)
             if spec is not None:
@@ -369,160 +354,159 @@ class DynamoDBAdapter:
             else:
                 assert statement is not None
                 query = PartiQLQuery(schema, form, statement)
-            app.reopen_at(query, reopening.start_json, reopening.page, reopening.note)
+            answer(reopened(query, reopening))
 
-        def failed(error: BaseException) -> None:
-            if view.end_opening(table):
-                app.fail(error, "History")
+        host.open_table(
+            table,
+            lambda: describe_table(client, table),
+            described,
+            lambda error: host.fail(error, "History"),
+        )
 
-        app.call(lambda: describe_table(client, table), described, failed)
-
-    def run(self, action: str, app: PagerApp, view: PagerView) -> None:
+    def run(self, action: str, host: Host, shown: Shown, answer: Answer) -> None:
         if action == "partiql":
-            self._partiql(app, view)
+            self._partiql(host, shown, answer)
 
     def close(self) -> None:
-        if self.opening is not None:
-            self.opening.close()
+        if self.preread is not None:
+            self.preread.close()
 
     # -- opening a table ----------------------------------------------------------------
 
-    def _opened(self, app: PagerApp, opened: Opened) -> None:
-        """The table (and page 1) opened while the app loaded, as far as it got."""
-        view, form = app.main_view, self.form
-        if not view.end_opening(self.table or ""):
-            return  # abandoned with Esc while it was read
-        if self.opening is not None and self.opening.label and self.opening.label != self._label:
-            self._label = self.opening.label  # as the client says
-            app.set_connection_label(self._label)
+    def _opened(self, host: Host, opened: Opened, answer: Answer) -> None:
+        """The table (and page 1) read while the app loaded, as far as it got."""
+        form = self.form
+        preread = self.preread
+        if preread is not None and preread.label and preread.label != self._label:
+            self._label = preread.label  # as the client says
+            host.connection_changed()
         if opened.error is not None:
-            app.fail(opened.error, f"Table {self.table}")
+            host.fail(opened.error, f"Table {self.table}")
         if opened.schema is None:
             if opened.error is None:
-                self.choose_table(app)
+                self.choose_table(host, answer)
             return
         if opened.pager is not None and opened.page is not None and opened.spec is not None:
-            view.adopt(self._query(opened.schema, form, opened.spec), opened.pager, opened.page)
+            query = self._query(opened.schema, form, opened.spec)
+            answer(NewStack(query, first_page=FirstPage(opened.pager, opened.page)))
         else:
-            self._edit(app, view, opened.schema, form)
+            self._edit(host, Shown(), opened.schema, form, answer)
 
-    def _load_table(self, app: PagerApp, name: str, form: QueryForm, open_form: bool) -> None:
+    def _load_table(
+        self, host: Host, name: str, form: QueryForm, open_form: bool, answer: Answer
+    ) -> None:
         """DescribeTable in the background; then the form, or the query straight away."""
-        client, view = self._client, app.main_view
-        view.begin_opening(name)
+        client = self._client
 
         def described(schema: TableSchema) -> None:
-            if not view.end_opening(name):
-                return  # abandoned with Esc meanwhile
             chosen = form if form.order in {o.name for o in schema.orders} else QueryForm()
             if open_form:
-                self._edit(app, view, schema, chosen)
+                self._edit(host, Shown(), schema, chosen, answer)
                 return
             try:
                 spec = build_spec(schema, chosen)
             except InputError as exc:
-                notify(view, str(exc), title="Query", severity="error")
-                self._edit(app, view, schema, chosen)
+                host.say(str(exc), title="Query", severity="error")
+                self._edit(host, Shown(), schema, chosen, answer)
                 return
-            view.start(self._query(schema, chosen, spec))
+            answer(NewStack(self._query(schema, chosen, spec)))
 
-        def failed(error: BaseException) -> None:
-            if view.end_opening(name):
-                app.fail(error, f"Table {name}")
-
-        app.call(lambda: describe_table(client, name), described, failed)
+        host.open_table(
+            name,
+            lambda: describe_table(client, name),
+            described,
+            lambda error: host.fail(error, f"Table {name}"),
+        )
 
     # -- queries ------------------------------------------------------------------------
 
     def _query(self, schema: TableSchema, form: QueryForm, spec: QuerySpec) -> DynamoQuery:
         return DynamoQuery(schema, form, spec, self.measurements)
 
-    def _schema_for(self, app: PagerApp, view: PagerView) -> TableSchema | None:
-        """The table of ``view``'s query, else of the main view's (a compare side with no
+    def _schema_for(self, shown: Shown) -> TableSchema | None:
+        """The table of the view's query, else of the main view's (a compare side with no
         query yet starts from the table the main view reads)."""
-        for query in (view.query_shown, app.main_view.query_shown):
+        for query in shown.queries:
             if isinstance(query, DynamoQuery | PartiQLQuery):
                 return query.schema
         return None
 
-    def _form_of(self, app: PagerApp, view: PagerView) -> QueryForm:
-        for query in (view.query_shown, app.main_view.query_shown):
+    def _form_of(self, shown: Shown) -> QueryForm:
+        for query in shown.queries:
             if isinstance(query, DynamoQuery | PartiQLQuery):
                 return query.form
         return QueryForm()
 
-    def _edit(
-        self,
-        app: PagerApp,
-        view: PagerView,
-        schema: TableSchema,
-        form: QueryForm,
-        note: str = "",
-    ) -> None:
-        """The query form, on ``view``'s query (the PartiQL tab for a statement)."""
-        from dynotui.ui.dynamodb.query_screen import QueryScreen
-
-        current = view.query_shown
-        statement, tab = None, "query-tab"
-        if isinstance(current, PartiQLQuery) and not note:
-            statement, tab = current.statement, "partiql-tab"
+    def _answering(self, answer: Answer) -> Callable[[DynamoDBQuery | None], None]:
+        """A form's answer as a new stack (its query sharing what each order measured)."""
 
         def done(query: DynamoDBQuery | None) -> None:
             if query is not None:
-                view.start(self._with_measurements(query))
+                answer(NewStack(self._with_measurements(query)))
 
-        app.push_screen(QueryScreen(schema, form, note, statement, tab), done)
+        return done
+
+    def _edit(
+        self,
+        host: Host,
+        shown: Shown,
+        schema: TableSchema,
+        form: QueryForm,
+        answer: Answer,
+        note: str = "",
+    ) -> None:
+        """The query form, on the view's query (the PartiQL tab for a statement)."""
+        from dynotui.ui.dynamodb.query_screen import QueryScreen
+
+        current = shown.query
+        statement, tab = None, "query-tab"
+        if isinstance(current, PartiQLQuery) and not note:
+            statement, tab = current.statement, "partiql-tab"
+        host.ask(QueryScreen(schema, form, note, statement, tab), self._answering(answer))
 
     def _with_measurements(self, query: DynamoDBQuery) -> DynamoDBQuery:
         if isinstance(query, DynamoQuery):
             return DynamoQuery(query.schema, query.form, query.spec, self.measurements)
         return query
 
-    def _partiql(self, app: PagerApp, view: PagerView) -> None:
+    def _partiql(self, host: Host, shown: Shown, answer: Answer) -> None:
         from dynotui.ui.dynamodb.query_screen import QueryScreen
 
-        schema = self._schema_for(app, view)
+        schema = self._schema_for(shown)
         if schema is None:
             return
-        current = view.query_shown
+        current = shown.query
         statement = current.statement if isinstance(current, PartiQLQuery) else None
+        form = self._form_of(shown)
+        host.ask(QueryScreen(schema, form, "", statement, "partiql-tab"), self._answering(answer))
 
-        def done(query: DynamoDBQuery | None) -> None:
-            if query is not None:
-                view.start(self._with_measurements(query))
-
-        form = self._form_of(app, view)
-        app.push_screen(QueryScreen(schema, form, "", statement, "partiql-tab"), done)
-
-    def _restart_with(self, view: PagerView, what: str, **changes: Any) -> None:
+    def _restart_with(self, host: Host, shown: Shown, what: str, **changes: Any) -> NewStack | None:
         """The same query with other options (mode, direction): a new stack, if valid."""
-        state = view.state
-        if state is None or not isinstance(state.query, DynamoQuery):
-            return
-        query = state.query
+        query, pager = shown.query, shown.pager
+        if pager is None or not isinstance(query, DynamoQuery):
+            return None
         form = query.form.with_(**changes)
         try:
             spec = build_spec(query.schema, form)
         except InputError as exc:
-            notify(view, f"{exc} — nothing was changed.", title=what, severity="error")
-            return
+            host.say(f"{exc} — nothing was changed.", title=what, severity="error")
+            return None
         new = self._query(query.schema, form, spec)
         if "mode" in changes:
             # Page boundaries differ between modes: a new stack from where this one began.
-            view.start(
+            first = pager.first_number
+            return NewStack(
                 new,
-                state.pager.start_key_of(1),
+                pager.start_key_of(first),
                 note=f"{spec.mode} mode: a new cursor stack",
-                origin=state.origin,
-                page_offset=state.page_offset,
+                origin=shown.origin,
+                first_number=first,
             )
-        else:
-            order = "descending" if form.descending else "ascending"
-            view.start(new, None, note=f"{order}: a new cursor stack from the start")
+        order = "descending" if form.descending else "ascending"
+        return NewStack(new, None, note=f"{order}: a new cursor stack from the start")
 
-    def _partiql_has_no(self, view: PagerView, what: str) -> None:
-        notify(
-            view,
+    def _partiql_has_no(self, host: Host, what: str) -> None:
+        host.say(
             "A PartiQL statement pages one ExecuteStatement call per page, in the order its "
             "SELECT reads: no fill mode, no direction to flip.",
             title=what,
@@ -531,19 +515,28 @@ class DynamoDBAdapter:
 
     # -- the connection -----------------------------------------------------------------
 
-    def _reconnected(self, app: PagerApp, options: ConnectionOptions, client: Any) -> None:
-        if self.opening is not None:
-            self.opening.close()  # its child read for the old connection: not needed now
+    def _reconnected(self, host: Host, options: ConnectionOptions, client: Any) -> None:
+        if self.preread is not None:
+            self.preread.close()  # its child read for the old connection: not needed now
         self._client = client
         self.options = options
         self._label = describe(client, options)
-        app.set_connection_label(self._label)
-        for view in app.all_views:
-            if view.client is not None:
-                view.use_client(client)
-        notify(
-            app,
+        host.connection_changed()
+        host.say(
             f"Connected to {self._label} (it answered). The stacks are kept; R retries a "
             "failed move.",
             title="Connection",
         )
+
+
+def reopened(query: Query, reopening: history_entry.DynamoReopening) -> NewStack:
+    """A history entry's query as a new stack: numbered from the page it was left on, that
+    page re-read from its stored start key (checked as the source checks any)."""
+    page = max(reopening.page, 1)
+    return NewStack(
+        query,
+        note=reopening.note,
+        origin=f"reopened from history at page {page}",
+        first_number=page,
+        key_json=reopening.start_json,
+    )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from dynotui.core.errors import FieldError, InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
@@ -23,15 +22,10 @@ from dynotui.postgres.source import PgSource
 from dynotui.postgres.sql import PgQuery
 from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded
-from dynotui.ui.adapter import CursorStart, Side
+from dynotui.ui.adapter import Answer, CursorStart, NewStack, Shown, Side
+from dynotui.ui.host import Counted, Host
 from dynotui.ui.postgres.query import PostgresQuery
 from dynotui.ui.query import Query
-from dynotui.ui.widgets.safe_text import notify
-
-if TYPE_CHECKING:
-    from dynotui.postgres.count import PgCountResult
-    from dynotui.ui.app import PagerApp
-    from dynotui.ui.widgets.pager_view import PagerView
 
 CUSTOM = "\0custom"
 CLOSE_WAIT = 2.0  # q waits at most this long for a cancel request to reach the server
@@ -97,20 +91,20 @@ class PostgresAdapter:
             self._side = self.connection.fork()
         return self._side
 
-    def open(self, app: PagerApp) -> None:
+    def open(self, host: Host, answer: Answer) -> None:
         if self.resume is not None:
-            self.reopen(app, self.resume)
+            self.reopen(host, self.resume, answer)
         elif self.initial_query is not None:
-            app.main_view.start(PostgresQuery(self.initial_query), note=self.initial_note)
+            answer(NewStack(PostgresQuery(self.initial_query), note=self.initial_note))
         elif self.initial_table:
-            self._load_table(app, self.initial_table)
+            self._load_table(host, self.initial_table, answer)
         else:
-            self.choose_table(app)
+            self.choose_table(host, answer)
 
-    def started(self, app: PagerApp) -> None:
+    def started(self) -> None:
         pass  # the connection is open before the app starts
 
-    def choose_table(self, app: PagerApp) -> None:
+    def choose_table(self, host: Host, answer: Answer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
         connection = self.connection
@@ -122,23 +116,22 @@ class PostgresAdapter:
 
             def chosen(name: str | None) -> None:
                 if name:
-                    self._load_table(app, name)
+                    self._load_table(host, name, answer)
 
-            app.push_screen(
-                PickerScreen(f"Tables ({len(tables)}) — Enter opens one", choices), chosen
-            )
+            host.ask(PickerScreen(f"Tables ({len(tables)}) — Enter opens one", choices), chosen)
 
-        app.call(lambda: table_refs(connection), listed, lambda e: app.fail(e, "Tables"))
+        host.call(lambda: table_refs(connection), listed, lambda e: host.fail(e, "Tables"))
 
-    def edit_query(self, app: PagerApp, view: PagerView) -> None:
-        current = self._current(app, view)
+    def edit_query(self, host: Host, shown: Shown, answer: Answer) -> None:
+        current = self._current(shown)
         if current is not None:
-            self._edit(app, view, current.schema, current if view.state is not None else None)
+            mine = current if shown.query is not None else None
+            self._edit(host, current.schema, mine, answer)
 
-    def choose_order(self, app: PagerApp, view: PagerView) -> None:
+    def choose_order(self, host: Host, shown: Shown, answer: Answer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
-        current = self._current(app, view)
+        current = self._current(shown)
         if current is None:
             return
         table = current.schema
@@ -147,12 +140,12 @@ class PostgresAdapter:
 
         def chosen(name: str | None) -> None:
             if name == CUSTOM:
-                self._edit(app, view, table, current, "Type the columns to order by.")
+                self._edit(host, table, current, answer, "Type the columns to order by.")
             elif name:
                 query = current.with_(order=table.order(name), descending=False)
-                view.start(query, note=f"Order {name}: a new cursor stack")
+                answer(NewStack(query, note=f"Order {name}: a new cursor stack"))
 
-        app.push_screen(
+        host.ask(
             PickerScreen(
                 f"Orders of {table.label}: keyset paging needs a unique order, so the primary "
                 "key is appended where an index is not unique",
@@ -161,56 +154,48 @@ class PostgresAdapter:
             chosen,
         )
 
-    def toggle_mode(self, app: PagerApp, view: PagerView) -> None:
-        current = view.query_shown
+    def toggle_mode(self, host: Host, shown: Shown) -> NewStack | None:
+        current = shown.query
         if not isinstance(current, PostgresQuery):
-            return
+            return None
         mode = "offset" if current.mode == "keyset" else "keyset"
         # A keyset boundary is sort values, an OFFSET one a row count: a new stack.
-        view.start(current.with_(mode=mode), note=f"{mode} paging: a new cursor stack")
+        return NewStack(current.with_(mode=mode), note=f"{mode} paging: a new cursor stack")
 
-    def flip_direction(self, app: PagerApp, view: PagerView) -> None:
-        current = view.query_shown
+    def flip_direction(self, host: Host, shown: Shown) -> NewStack | None:
+        current = shown.query
         if not isinstance(current, PostgresQuery):
-            return
+            return None
         query = current.query
         flipped = current.with_(order=query.order.reversed(), descending=not query.descending)
-        view.start(flipped, note="Reversed: a new cursor stack from the start")
+        return NewStack(flipped, note="Reversed: a new cursor stack from the start")
 
-    def count(self, app: PagerApp, view: PagerView) -> None:
+    def count(self, host: Host, shown: Shown, counted: Callable[[Counted | None], None]) -> None:
         from dynotui.ui.postgres.count_screen import PgCountScreen
 
-        current = view.query_shown
-        if not isinstance(current, PostgresQuery):
-            return
+        current = shown.query
+        if isinstance(current, PostgresQuery):
+            host.ask(PgCountScreen(self.connection, current, host.count_finished), counted)
 
-        def counted(result: PgCountResult | None) -> None:
-            if result is not None:
-                app.counted(view, result)
-
-        app.push_screen(PgCountScreen(self.connection, current, app.count_finished), counted)
-
-    def reconnect(self, app: PagerApp) -> None:
+    def reconnect(self, host: Host, shown: Shown) -> None:
         connection = self.connection
-        notify(app, f"Reconnecting to {self._label}…", title="Connection")
-        app.call(
-            connection.reopen,
-            lambda _: notify(app, "Connected again; the stacks are kept. R retries a failed move."),
-            lambda error: app.fail(error, "Connection"),
-        )
+        host.say(f"Reconnecting to {self._label}…", title="Connection")
 
-    def refused(self, app: PagerApp, view: PagerView, query: Query, error: InputError) -> None:
+        def reopened(_: object) -> None:
+            host.connection_changed()
+            host.say("Connected again; the stacks are kept. R retries a failed move.")
+
+        host.call(connection.reopen, reopened, lambda error: host.fail(error, "Connection"))
+
+    def refused(self, host: Host, query: Query, error: InputError, answer: Answer) -> None:
         from dynotui.ui.postgres.query_screen import PgQueryScreen
 
         if not isinstance(query, PostgresQuery):
             return
-
-        def done(again: PostgresQuery | None) -> None:
-            if again is not None:
-                view.start(again)
-
         field = error.field if isinstance(error, FieldError) else "where"
-        app.push_screen(PgQueryScreen(query.schema, query, error=(field, str(error))), done)
+        host.ask(
+            PgQueryScreen(query.schema, query, error=(field, str(error))), self._answering(answer)
+        )
 
     def compare_partner(self, query: Query) -> Query | None:
         """The same query paged the other way."""
@@ -231,19 +216,17 @@ class PostgresAdapter:
     def code_target(self) -> object:
         return redacted(self.options.uri)
 
-    def foreign_reader(self, view: PagerView) -> ForeignReader | None:
-        state = view.state
-        if state is None or not isinstance(state.pager.source, PgSource):
+    def foreign_reader(self, shown: Shown) -> ForeignReader | None:
+        if shown.pager is None or not isinstance(shown.pager.source, PgSource):
             return None
-        return foreign_reader(state.pager.source)
+        return foreign_reader(shown.pager.source)
 
     def foreign_start(
-        self, view: PagerView, start: ForeignStart, note: str
+        self, shown: Shown, start: ForeignStart, note: str
     ) -> Callable[[], CursorStart] | None:
-        state = view.state
-        if state is None or not isinstance(state.query, PostgresQuery):
+        if not isinstance(shown.query, PostgresQuery):
             return None
-        query, connection = state.query.query, self.connection
+        query, connection = shown.query.query, self.connection
 
         def read() -> CursorStart:
             found = server_text(connection, query, start)  # as the server reads each value
@@ -256,16 +239,15 @@ class PostgresAdapter:
             return history_entry.query_entry(query.query, self.options.uri)
         return None
 
-    def reopen(self, app: PagerApp, entry: HistoryEntry) -> None:
+    def reopen(self, host: Host, entry: HistoryEntry, answer: Answer) -> None:
         try:
             reopening = history_entry.reopen(entry)
             here = history_entry.connection_record(self.options.uri)["conninfo"]
         except InputError as exc:
-            app.fail(exc, "History")
+            host.fail(exc, "History")
             return
         if reopening.conninfo != here:
-            notify(
-                app,
+            host.say(
                 "That query was read on another PostgreSQL connection "
                 f"({reopening.conninfo or 'the PG* variables'}): open it with dynotui "
                 "--postgres on that connection, or dynotui --resume.",
@@ -277,16 +259,24 @@ class PostgresAdapter:
         connection = self.connection
 
         def opened(query: PgQuery) -> None:
-            shown = PostgresQuery(query)
-            app.reopen_at(shown, reopening.start_json, reopening.page, reopening.note)
+            page = max(reopening.page, 1)
+            answer(
+                NewStack(
+                    PostgresQuery(query),
+                    note=reopening.note,
+                    origin=f"reopened from history at page {page}",
+                    first_number=page,
+                    key_json=reopening.start_json,
+                )
+            )
 
-        app.call(
+        host.call(
             lambda: history_entry.query_from_record(connection, reopening.record),
             opened,
-            lambda error: app.fail(error, "History"),
+            lambda error: host.fail(error, "History"),
         )
 
-    def run(self, action: str, app: PagerApp, view: PagerView) -> None:
+    def run(self, action: str, host: Host, shown: Shown, answer: Answer) -> None:
         pass  # PostgreSQL has no keys of its own
 
     def close(self) -> None:
@@ -303,38 +293,36 @@ class PostgresAdapter:
 
     # -- tables and queries -------------------------------------------------------------
 
-    def _load_table(self, app: PagerApp, name: str) -> None:
-        connection, view = self.connection, app.main_view
-        view.begin_opening(name)
+    def _load_table(self, host: Host, name: str, answer: Answer) -> None:
+        connection = self.connection
+        host.open_table(
+            name,
+            lambda: describe_table(connection, name),
+            lambda table: self._edit(host, table, None, answer),
+            lambda error: host.fail(error, f"Table {name}"),
+        )
 
-        def described(table: PgTable) -> None:
-            if view.end_opening(name):
-                self._edit(app, view, table, None)
+    def _answering(self, answer: Answer) -> Callable[[PostgresQuery | None], None]:
+        def done(query: PostgresQuery | None) -> None:
+            if query is not None:
+                answer(NewStack(query))
 
-        def failed(error: BaseException) -> None:
-            if view.end_opening(name):
-                app.fail(error, f"Table {name}")
-
-        app.call(lambda: describe_table(connection, name), described, failed)
+        return done
 
     def _edit(
         self,
-        app: PagerApp,
-        view: PagerView,
+        host: Host,
         table: PgTable,
         current: PostgresQuery | None,
+        answer: Answer,
         note: str = "",
     ) -> None:
         from dynotui.ui.postgres.query_screen import PgQueryScreen
 
-        def done(query: PostgresQuery | None) -> None:
-            if query is not None:
-                view.start(query)
+        host.ask(PgQueryScreen(table, current, note), self._answering(answer))
 
-        app.push_screen(PgQueryScreen(table, current, note), done)
-
-    def _current(self, app: PagerApp, view: PagerView) -> PostgresQuery | None:
-        for query in (view.query_shown, app.main_view.query_shown):
+    def _current(self, shown: Shown) -> PostgresQuery | None:
+        for query in shown.queries:
             if isinstance(query, PostgresQuery):
                 return query
         return None

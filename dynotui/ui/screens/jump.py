@@ -16,18 +16,19 @@ MAX_PAGE = 1_000_000
 class JumpScreen(ModalScreen[int | None]):
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
 
-    def __init__(self, known: int, current: int) -> None:
+    def __init__(self, known: int, current: int, first: int = 1) -> None:
         super().__init__()
         self.known = known
         self.current = current
+        self.first = first  # a stack reopened at page 3 starts there
 
     def compose(self) -> ComposeResult:
         with Vertical(id="cursor-box", classes="modal-box"):
             yield Label(
                 plain_lines(
-                    f"Go to page (on page {self.current:,}; pages 1 to {self.known:,} are on the "
-                    "stack). Beyond them, every page between is read in order, as a reader "
-                    "paging there would: Esc stops."
+                    f"Go to page (on page {self.current:,}; pages {self.first:,} to "
+                    f"{self.known:,} are on the stack). Beyond them, every page between is "
+                    "read in order, as a reader paging there would: Esc stops."
                 ),
                 classes="modal-title",
             )

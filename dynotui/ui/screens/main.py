@@ -22,7 +22,7 @@ from textual.widgets import Header
 from dynotui.ui.session import Session
 from dynotui.ui.widgets.compare_line import CompareLine
 from dynotui.ui.widgets.key_footer import KeyFooter
-from dynotui.ui.widgets.pager_view import PagerView
+from dynotui.ui.widgets.pager_view import PagerView, ViewEvents
 
 STACK_BELOW = 120  # below this many columns the two sides stack vertically
 TWO_ROWS = 35  # below this many lines, stacked sides would show too few rows: one at a time
@@ -60,17 +60,23 @@ class MainScreen(Screen[None]):
     ]
 
     def __init__(
-        self, session: Session, client: object, ready: Callable[[], None] = lambda: None
+        self,
+        session: Session,
+        client: object,
+        ready: Callable[[], None] = lambda: None,
+        *,
+        events: ViewEvents | None = None,
     ) -> None:
-        """``ready`` is called once the screen and its views are mounted."""
+        """``ready`` is called once the screen and its views are mounted; ``events`` is
+        told what the views do (the app)."""
         super().__init__()
         self.session = session
         self.ready = ready
         self.comparing = False
         self.active_id = "main-view"
         # Made here, not in compose: they stay readable after the app has exited.
-        self._main_view = PagerView(session, client, id="main-view")
-        self._right_view = PagerView(session, None, id="right", classes="compare-side")
+        self._main_view = PagerView(session, client, events, id="main-view")
+        self._right_view = PagerView(session, None, events, id="right", classes="compare-side")
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -118,7 +124,7 @@ class MainScreen(Screen[None]):
         self.main_view.set_class(False, "-active")
         self.active_id = "main-view"
         self._layout()
-        self.main_view.grid.focus()
+        self.main_view.results.focus()
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -158,7 +164,7 @@ class MainScreen(Screen[None]):
     def action_switch_side(self) -> None:
         other = "right" if self.active_id == "main-view" else "main-view"
         self._activate(other)
-        self.active_view.grid.focus()
+        self.active_view.results.focus()
         self.summarise()
 
     def action_both(self, target: str) -> None:
@@ -174,7 +180,7 @@ class MainScreen(Screen[None]):
         views = [v for v in self.views if v.pager is not None and v.pager.current]
         if not views:
             return
-        known = min(v.pager.known_pages for v in views if v.pager is not None)
+        known = min(v.pager.last_known for v in views if v.pager is not None)
         active = self.active_view.pager
         current = active.number if active is not None else 1
 
@@ -187,11 +193,12 @@ class MainScreen(Screen[None]):
 
     # -- the line on top --------------------------------------------------------------------
 
-    def on_pager_view_page_shown(self, message: PagerView.PageShown) -> None:
+    def page_shown(self, shown: PagerView) -> None:
+        """A page is on ``shown``: the other side's advisor may now quote what it measured."""
         if not self.comparing:
             return
         for view in self.views:
-            if view is not message.view:
+            if view is not shown:
                 view.refresh_costs()  # its advisor may now quote what this side measured
         self.summarise()
 

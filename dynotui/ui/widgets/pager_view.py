@@ -5,43 +5,53 @@ its own query, stack and costs. Everything the view draws comes from one ``ViewS
 (the query and its pager), replaced whole when a new query's first page arrives, so the
 grid, the stack and the query line always agree; a query that fails changes nothing.
 
-Reads run in daemon threads (``background``) and come back as one message with a
-``Done`` or ``Failed`` outcome. Presses of ``n`` while a page is read add up to a target
-page, read in order; any other move or Esc cancels the rest. A superseded read makes no
-further call, and its cost counts. A failure stays in the status line, with what failed
-and when, until a read succeeds.
+What the view is doing (idle, opening a table, reading, walking to a distant page,
+failed) is a ``ReadMachine`` (``core/read_state.py``, no Textual in it); after each of its
+moves its status is put in the ``read_status`` reactive, whose watcher redraws the status
+line, as the ``page`` reactive's does when a page is shown. Reads run in daemon threads
+(``background``) and come back as one message with a ``Done`` or ``Failed`` outcome.
+Presses of ``n`` while a page is read add up to a goal page, read in order; any other move
+or Esc cancels the rest. A superseded read makes no further call, and its cost counts. A
+failure stays in the status line, with what failed and when, until a read succeeds.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.timer import Timer
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError, ReadCancelled, error_words
 from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Move, Pager, StalePageError, Target
+from dynotui.core.read_state import ReadMachine, ReadStatus, TableOpening
 from dynotui.core.text import visible
-from dynotui.ui.background import Done, Outcome, run_in_background
-from dynotui.ui.query import Boundary, Counted, Item, Query
+from dynotui.ui.adapter import NewStack
+from dynotui.ui.background import CallReported, Done, Outcome, call_in_background, run_in_background
+from dynotui.ui.host import Counted
+from dynotui.ui.query import Item, Query
 from dynotui.ui.session import Session
 from dynotui.ui.widgets.column_layout import ColumnLayout
 from dynotui.ui.widgets.grid import Grid
 from dynotui.ui.widgets.results import Results
 from dynotui.ui.widgets.safe_text import TextStatic, notify, plain
 from dynotui.ui.widgets.sidebar import CostSidebar, strip_text
-from dynotui.ui.widgets.status_line import busy, status_line, walking
+from dynotui.ui.widgets.status_line import busy as busy_text
+from dynotui.ui.widgets.status_line import status_line, walking
 
 SLOW_READ = 0.15  # show that a read is under way only past this many seconds
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -52,30 +62,49 @@ class ViewState:
     pager: Pager
     note: str = ""  # said once, when this state's first page arrives
     origin: str = ""  # where page 1 came from, if not the query's start: on the query line
-    page_offset: int = 0  # page 1 of this stack is page 1 + page_offset of the one it reopens
 
 
-@dataclass(frozen=True)
-class Failure:
-    """The move that failed, kept in the status line until a read succeeds."""
-
-    page: int
-    words: str
-    at: datetime
-
-
-@dataclass
+@dataclass(frozen=True, eq=False)
 class _Read:
-    id: int
+    """What the view keeps with a read in flight."""
+
     state: ViewState
     move: Move
-    target: Target = "next"  # what the user asked for, for R to retry
+    asked: Target = "next"  # the move the user asked for, for R to retry
     token: CancelToken = field(default_factory=CancelToken)
-    began: float = field(default_factory=time.monotonic)
+
+
+class ViewEvents(Protocol):
+    """What a view tells whoever holds it (the app), by direct call: a message would be
+    lost when posted from an ancestor's handler (it stops bubbling at its sender)."""
+
+    def page_shown(self, view: PagerView, state: ViewState, page: Page[Any]) -> None:
+        """A page is on screen (a new stack's first page included): history records it."""
+
+    def costs_changed(self) -> None:
+        """Spent outside a page shown (an abandoned read): every sidebar's session figures."""
+
+    def query_refused(self, view: PagerView, query: Query, error: InputError) -> None:
+        """A new query's first page was refused as bad input (a filter the server does not
+        accept): the query goes back to its form, with what was typed and why."""
+
+
+class NoEvents:
+    def page_shown(self, view: PagerView, state: ViewState, page: Page[Any]) -> None:
+        pass
+
+    def costs_changed(self) -> None:
+        pass
+
+    def query_refused(self, view: PagerView, query: Query, error: InputError) -> None:
+        pass
 
 
 class PagerView(Horizontal):
     """A pager with its own query, stack and costs."""
+
+    read_status: reactive[ReadStatus[_Read]] = reactive(ReadStatus, always_update=True, init=False)
+    page: reactive[Page[Any] | None] = reactive(None, always_update=True, init=False)
 
     class ReadReported(Message):
         def __init__(self, read_id: int, outcome: Outcome[Page[Any]]) -> None:
@@ -83,29 +112,11 @@ class PagerView(Horizontal):
             self.read_id = read_id
             self.outcome = outcome
 
-    class QueryRefused(Message):
-        """A new query's first page was refused as bad input (a filter the server does not
-        accept): the query goes back to its form, with what was typed and why."""
-
-        def __init__(self, view: PagerView, query: Query, error: InputError) -> None:
-            super().__init__()
-            self.view = view
-            self.query = query
-            self.error = error
-
-    class CostsChanged(Message):
-        """Spent outside a page shown (an abandoned read): every sidebar's session figures."""
-
-    class PageShown(Message):
-        def __init__(self, view: PagerView, page: Page[Any]) -> None:
-            super().__init__()
-            self.view = view
-            self.page = page
-
     def __init__(
         self,
         session: Session,
         client: object,
+        events: ViewEvents | None = None,
         *,
         id: str | None = None,
         classes: str | None = None,
@@ -113,20 +124,17 @@ class PagerView(Horizontal):
         super().__init__(id=id, classes=classes)
         self.session = session
         self.client = client
+        self.events: ViewEvents = events or NoEvents()
         self.state: ViewState | None = None
         self.pending: ViewState | None = None  # a new query until its first page arrives
-        self.target: int | None = None  # the page that held n presses are heading for
-        self.failed: tuple[ViewState, Target] | None = None  # the move R retries
-        self.failure: Failure | None = None  # shown until a read succeeds
-        self._read: _Read | None = None
+        self.machine: ReadMachine[_Read] = ReadMachine()
+        self.retry_move: tuple[ViewState, Target] | None = None  # the move R retries
         self._owners: dict[int, ViewState] = {}  # reads in flight, current or not
-        self._reads = 0
         self._ticker: Timer | None = None
-        self.quiet = False  # walking to a distant page: pages between are not drawn
         self._quiet_drawn = 0.0
-        self.opening: tuple[str, float] | None = None  # a table being described, since when
         self._costs_due = False  # the sidebar waits for the frame that shows the rows
         self._hint: Text | None = None  # said in the status line while there is no query
+        self._notice: Text | None = None  # said instead, until the next move
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="results-pane"):
@@ -137,12 +145,12 @@ class PagerView(Horizontal):
         yield CostSidebar(id="sidebar")
 
     @property
-    def grid(self) -> Results:
+    def results(self) -> Results:
         return self.query_one("#results", Results)
 
     @property
     def column_layout(self) -> ColumnLayout | None:
-        return self.grid.column_layout
+        return self.results.column_layout
 
     @property
     def pager(self) -> Pager | None:
@@ -150,49 +158,110 @@ class PagerView(Horizontal):
 
     @property
     def reading(self) -> bool:
-        return self._read is not None
+        return self.machine.status.reading is not None
+
+    @property
+    def busy(self) -> bool:
+        """Reading, walking or opening a table: what Esc would stop."""
+        return self.machine.status.busy
+
+    @property
+    def goal_page(self) -> int | None:
+        return self.machine.status.goal_page
 
     @property
     def query_shown(self) -> Query | None:
         return self.state.query if self.state is not None else None
 
+    # -- the machine's moves, and what the view draws from them -----------------------------
+
+    def _sync(self, notice: Text | None = None) -> None:
+        """After a move of the machine: its status into the reactive that draws it."""
+        self._notice = notice
+        self.read_status = self.machine.status
+
+    def watch_read_status(self, status: ReadStatus[_Read]) -> None:
+        if status.phase in ("idle", "failed"):
+            self._stop_ticker()
+        self._draw_status()
+
+    def watch_page(self, page: Page[Any] | None) -> None:
+        self._draw_status()
+
     # -- new queries --------------------------------------------------------------------------
 
-    def start(
-        self,
-        query: Query,
-        start_key: Boundary = None,
-        note: str = "",
-        *,
-        origin: str = "",
-        page_offset: int = 0,
-    ) -> bool:
-        """A new stack for ``query``. It replaces the current one only once its first page
-        has been read, so a query that fails keeps what is on screen. False if refused.
-        ``origin`` says, on the query line, where page 1 came from (a foreign cursor, a
-        history entry re-read from its stored key)."""
+    def start(self, new: NewStack) -> bool:
+        """A new stack for ``new.query``. It replaces the current one only once its first
+        page has been read, so a query that fails keeps what is on screen. False if
+        refused."""
+        query = new.query
+        if new.first_page is not None:  # read before the app was ready
+            pager = new.first_page.pager
+            pager.ledger = self.session.ledger
+            self.pending = ViewState(query, pager, new.note, new.origin)
+            self._accept(self.pending, new.first_page.page)
+            return True
         try:
             source = query.make_source(self.client, self.session.clock)
+            start_key = new.start_key
+            if new.key_json is not None:  # a stored boundary, checked as any other
+                start_key = source.key_from_json(new.key_json)
         except InputError as exc:
             notify(self, str(exc), title="Query", severity="error")
             return False
-        self._end_quiet()  # what is on screen is the current page until the new one comes
-        pager = Pager(source, start_key=start_key, ledger=self.session.ledger)
-        self.pending = ViewState(query, pager, note, origin, page_offset)
-        self.target = None
+        self._end_walk()  # what is on screen is the current page until the new one comes
+        pager = Pager(
+            source,
+            start_key=start_key,
+            first_number=new.first_number,
+            ledger=self.session.ledger,
+        )
+        self.pending = ViewState(query, pager, new.note, new.origin)
         self._begin(self.pending, pager.plan("next"))
         return True
-
-    def adopt(self, query: Query, pager: Pager, page: Page[Any]) -> None:
-        """A query whose first page was read before the app was ready (``dynotui -t T``)."""
-        pager.ledger = self.session.ledger
-        self.pending = ViewState(query, pager)
-        self._accept(self.pending, page)
 
     def show_hint(self, hint: str) -> None:
         """Words for the status line while this view has no query yet."""
         self._hint = Text(visible(hint))
-        self._show_status()
+        self._draw_status()
+
+    # -- opening a table ------------------------------------------------------------------
+
+    def open_table(
+        self,
+        name: str,
+        work: Callable[[], T],
+        done: Callable[[T], None],
+        failed: Callable[[BaseException], None],
+    ) -> None:
+        """Describe table ``name`` (``work``, off the UI thread) while the status line says
+        so once it takes a moment; ``done`` or ``failed`` runs only if that table is still
+        wanted: Esc, or another table asked for since, abandons it."""
+        opening = self.machine.open_table(name)
+        self._sync()
+        self.set_timer(SLOW_READ, lambda: self._slow_opening(opening))
+
+        def answered(value: T) -> None:
+            if self.machine.table_opened(opening):
+                self._sync()
+                done(value)
+
+        def broke(error: BaseException) -> None:
+            if self.machine.table_opened(opening):
+                self._sync()
+                failed(error)
+
+        call_in_background(self, work, answered, broke)
+
+    @on(CallReported)
+    def _call_reported(self, message: CallReported) -> None:
+        message.stop()
+        message.deliver()
+
+    def _slow_opening(self, opening: TableOpening) -> None:
+        if self.machine.status.table_opening == opening and self._ticker is None:
+            self._ticker = self.set_interval(0.1, self._draw_status)
+            self._draw_status()
 
     # -- moves ------------------------------------------------------------------------------
 
@@ -200,31 +269,31 @@ class PagerView(Horizontal):
         state = self.state
         if state is None:
             return
-        read = self._read
+        status = self.machine.status
+        reading = status.reading
         if (
             target == "next"
-            and read is not None
-            and read.state is state
-            and (self.target is not None or read.move.number == state.pager.number + 1)
+            and reading is not None
+            and reading.payload.state is state
+            and (status.goal_page is not None or reading.number == state.pager.number + 1)
         ):
             # Held or repeated n while a page is read: each press is one more page.
-            self.target = (self.target or read.move.number) + 1
-            self._show_status()
+            self.machine.walk_to((status.goal_page or reading.number) + 1, quiet=status.quiet)
+            self._sync()
             return
         try:
             move = state.pager.plan(target, fresh=fresh)
         except InputError as exc:  # an impossible move changes nothing, a read included
             notify(self, str(exc), severity="warning")
-            self._show_status()
             return
-        self.target = None
-        self._cancel_read()
-        self._end_quiet()
+        self._end_walk()
+        self._cancel(self.machine.drop_read())
         if self.pending is not None:
             self.pending = None  # moving in the current query abandons a pending one
             notify(self, "The new query was dropped: a move in the one shown came after it.")
         if move.cached is not None:
             self._accept(state, move.cached)
+            self._sync()
             return
         self._begin(state, move, target)
 
@@ -234,77 +303,57 @@ class PagerView(Horizontal):
         state = self.state
         if state is None:
             return
-        known = state.pager.known_pages
-        if number <= known:
+        last = state.pager.last_known
+        if number <= last:
             self.navigate(number)
             return
-        self.navigate(known)
+        self.navigate(last)
         if self.state is not state:
             return
-        self.target = number
-        self.quiet = True
-        if self._read is None:
+        self.machine.walk_to(number, quiet=True)
+        if self.machine.status.reading is None:
             self._continue()
         else:
-            self._show_status()
+            self._sync()
 
-    def _end_quiet(self) -> None:
-        """Draw the page the walk stopped on: what is on screen must be the current page."""
-        if not self.quiet:
-            return
-        self.quiet = False
+    def _end_walk(self) -> None:
+        """No walk any more; a quiet one draws the page it stopped on: what is on screen
+        must be the current page."""
+        quiet = self.machine.status.quiet
+        self.machine.end_walk()
         state = self.state
-        if state is not None and state.pager.current is not None:
+        if quiet and state is not None and state.pager.current is not None:
             self.show(state, state.pager.current)
 
-    def begin_opening(self, name: str) -> None:
-        """A table is being described: say so once it takes a moment; Esc abandons it."""
-        began = time.monotonic()
-        self.opening = (name, began)
-        self.set_timer(SLOW_READ, lambda: self._slow_opening(began))
-
-    def end_opening(self, name: str) -> bool:
-        """True if that table is still wanted (not abandoned with Esc since)."""
-        wanted = self.opening is not None and self.opening[0] == name
-        if wanted:  # another table asked for since stays asked for
-            self.opening = None
-        if self._read is None:
-            self._stop_ticker()
-        self._show_status()
-        return wanted
-
-    def _slow_opening(self, began: float) -> None:
-        if self.opening is not None and self.opening[1] == began and self._ticker is None:
-            self._ticker = self.set_interval(0.1, self._show_status)
-            self._show_status()
-
     def cancel(self) -> bool:
-        """Esc: stop the read in flight and forget held presses. True if there was one."""
-        busy = self._read is not None or self.target is not None or self.opening is not None
-        self.opening = None
-        self.target = None
+        """Esc: stop the read in flight, forget held presses, abandon a table being
+        opened. True if there was any."""
+        was_busy = self.machine.status.busy
+        self._end_walk()
         self.pending = None
-        self._cancel_read()
-        self._end_quiet()
-        if busy:
-            self._show_status(Text("Cancelled; the page shown is unchanged.", style="yellow"))
-        return busy
+        self._cancel(self.machine.cancel())
+        said = Text("Cancelled; the page shown is unchanged.", style="yellow")
+        self._sync(said if was_busy else None)
+        return was_busy
 
     def retry(self) -> None:
-        if self.failed is None:
+        if self.retry_move is None:
             notify(self, "No failed move to retry.", severity="warning")
             return
-        state, target = self.failed
-        self.failed = None
+        state, target = self.retry_move
+        self.retry_move = None
         if state is self.state:
             self.navigate(target, fresh=True)
         else:  # the first page of a new query failed: try that query again
+            first = state.pager.first_number
             self.start(
-                state.query,
-                state.pager.start_key_of(1),
-                state.note,
-                origin=state.origin,
-                page_offset=state.page_offset,
+                NewStack(
+                    state.query,
+                    state.pager.start_key_of(first),
+                    state.note,
+                    origin=state.origin,
+                    first_number=first,
+                )
             )
 
     def use_client(self, client: object) -> None:
@@ -316,29 +365,29 @@ class PagerView(Horizontal):
 
     # -- reading ----------------------------------------------------------------------------
 
-    def _begin(self, state: ViewState, move: Move, target: Target = "next") -> None:
-        self._cancel_read()
-        self._reads += 1
-        read = _Read(self._reads, state, move, target)
-        self._read = read
-        self._owners[read.id] = state
+    def _begin(self, state: ViewState, move: Move, asked: Target = "next") -> None:
+        self._cancel(self.machine.status.reading)
+        self._stop_ticker()
+        read = _Read(state, move, asked)
+        reading = self.machine.begin(move.number, read, first_page=state is self.pending)
+        self._owners[reading.id] = state
         run_in_background(
             self,
             lambda: state.pager.read(move, read.token),
-            lambda outcome: self.ReadReported(read.id, outcome),
+            lambda outcome: self.ReadReported(reading.id, outcome),
         )
-        self.set_timer(SLOW_READ, lambda: self._slow(read.id))
+        self.set_timer(SLOW_READ, lambda: self._slow(reading.id))
+        self._sync()
 
-    def _cancel_read(self) -> None:
-        read, self._read = self._read, None
-        if read is not None:
-            read.token.cancel()  # the thread makes no further call; its cost comes back
-        self._stop_ticker()
+    @staticmethod
+    def _cancel(reading: Any) -> None:
+        if reading is not None:
+            reading.payload.token.cancel()  # the thread makes no further call; its cost comes back
 
     def _slow(self, read_id: int) -> None:
-        if self._read is not None and self._read.id == read_id and self._ticker is None:
-            self._ticker = self.set_interval(0.1, self._show_status)
-            self._show_status()
+        if self.machine.is_current(read_id) and self._ticker is None:
+            self._ticker = self.set_interval(0.1, self._draw_status)
+            self._draw_status()
 
     def _stop_ticker(self) -> None:
         if self._ticker is not None:
@@ -351,40 +400,41 @@ class PagerView(Horizontal):
         state.pager.abandon(cost)
         if state is self.state:
             self._draw_costs(state)
-        self.post_message(self.CostsChanged())
+        self.events.costs_changed()
 
     @on(ReadReported)
     def _read_reported(self, message: ReadReported) -> None:
         message.stop()
         owner = self._owners.pop(message.read_id, None)
         outcome = message.outcome
-        read = self._read
-        current = read is not None and read.id == message.read_id
         if isinstance(outcome, Done):
             page = outcome.value
-            if not current:
+            reading = self.machine.arrived(message.read_id)
+            if reading is None:
                 # Superseded or cancelled: not shown, but the database billed it all the same.
                 if owner is not None and not page.cached:
                     self._abandoned(owner, page.cost)
                 return
-            assert read is not None
-            self._read = None
-            self._stop_ticker()
-            self._accept(read.state, page)
+            self._accept(reading.payload.state, page)
             self._continue()
             return
         error = outcome.error
         if isinstance(error, ReadCancelled) and owner is not None:
             self._abandoned(owner, error.cost)
-        if not current:
+        current = self.machine.status.reading
+        if current is None or current.id != message.read_id:
             return
-        assert read is not None
-        self._read = None
-        self._stop_ticker()
-        self.target = None
-        self._end_quiet()
+        read = current.payload
+        quiet = self.machine.status.quiet
+        refused = read.state is self.pending and isinstance(error, InputError)
+        if isinstance(error, ReadCancelled) or refused:
+            self.machine.stopped(message.read_id)
+        else:
+            self.machine.failed(message.read_id, error_words(error), datetime.now().astimezone())
+        if quiet and self.state is not None and self.state.pager.current is not None:
+            self.show(self.state, self.state.pager.current)  # where the walk stopped
         if isinstance(error, ReadCancelled):
-            self._show_status()
+            self._sync()
             return
         if read.state is self.pending:
             self.pending = None
@@ -397,38 +447,34 @@ class PagerView(Horizontal):
                     severity="error",
                     timeout=10,
                 )
-                self.post_message(self.QueryRefused(self, read.state.query, error))
-                self._show_status()
+                self._sync()
+                self.events.query_refused(self, read.state.query, error)
                 return
-        self.failed = (read.state, read.target)
-        words = error_words(error)
-        self.failure = Failure(read.move.number, words, datetime.now().astimezone())
+        self.retry_move = (read.state, read.asked)
         kept = "the pages read so far are kept" if self.state else "nothing was changed"
         notify(
             self,
-            f"{words} — {kept}. R retries; E changes the connection.",
+            f"{error_words(error)} — {kept}. R retries; E changes the connection.",
             title=f"Page {read.move.number}",
             severity="error",
             timeout=10,
         )
-        self._show_status()
+        self._sync()
 
     def _continue(self) -> None:
-        """After a page arrives: go on towards the target of held n presses."""
+        """After a page arrives: go on towards the goal page of held n presses."""
         state = self.state
-        while state is not None and self.target is not None:
+        while state is not None and (goal := self.machine.status.goal_page) is not None:
             pager = state.pager
-            if self.target <= pager.number or not pager.can_advance:
-                self.target = None
-                self._end_quiet()
+            if goal <= pager.number or not pager.can_advance:
+                self._end_walk()
                 break
             move = pager.plan("next")
             if move.cached is None:
                 self._begin(state, move)
-                self._show_status()
                 return
             self._accept(state, move.cached)
-        self._show_status()
+        self._sync()
 
     def _accept(self, state: ViewState, page: Page[Any]) -> None:
         promoted = state is self.pending
@@ -442,7 +488,7 @@ class PagerView(Horizontal):
                 or old.query.key_columns() != state.query.key_columns()
                 or (old.query.table != state.query.table)
             ):
-                self.grid.forget_columns()
+                self.results.forget_columns()
             title = state.query.title() + (f" · {state.origin}" if state.origin else "")
             self.query_one("#query-line", TextStatic).show(plain(title))
             if state.note:
@@ -453,29 +499,31 @@ class PagerView(Horizontal):
             shown = state.pager.accept(page)
         except StalePageError:
             return
-        self.failed = None
-        self.failure = None
-        if self.quiet and self.target is not None and shown.number < self.target:
-            # On the way to a distant page: only the status moves, ten times a second.
-            now = time.monotonic()
-            if now - self._quiet_drawn >= 0.1:
-                self._quiet_drawn = now
-                self._show_status()
-            return
-        self.quiet = False
+        self.machine.shown()
+        self.retry_move = None
+        status = self.machine.status
+        if status.quiet and status.goal_page is not None:
+            if shown.number < status.goal_page:
+                # On the way to a distant page: only the status moves, ten times a second.
+                now = time.monotonic()
+                if now - self._quiet_drawn >= 0.1:
+                    self._quiet_drawn = now
+                    self._sync()
+                return
+            self.machine.end_walk()  # there: this page is drawn
         self.show(state, shown)
 
     # -- drawing ----------------------------------------------------------------------------
 
     def show(self, state: ViewState, page: Page[Any]) -> None:
-        self.grid.show_items(state.query, page.items, self.size.width)
-        self._show_status()
+        self.results.show_items(state.query, page.items, self.size.width)
+        self.page = page  # its watcher draws the status line
         # The page first, its costs one frame later: the sidebar is half of a frame's
         # drawing, and the rows and the page number are what the key asked for.
         if not self._costs_due:
             self._costs_due = True
             self.call_after_refresh(self._draw_due_costs)
-        self.post_message(self.PageShown(self, page))
+        self.events.page_shown(self, state, page)
 
     def _draw_due_costs(self) -> None:
         self._costs_due = False
@@ -487,8 +535,8 @@ class PagerView(Horizontal):
         state = self.state
         if state is None or state.pager.current is None:
             return
-        self.grid.refit(state.query, state.pager.current.items, self.size.width, to_content)
-        self._show_status()  # the count of folded columns may have changed
+        self.results.refit(state.query, state.pager.current.items, self.size.width, to_content)
+        self._draw_status()  # the count of folded columns may have changed
 
     def _counted(self) -> Counted | None:
         if self.state is None:
@@ -496,7 +544,8 @@ class PagerView(Horizontal):
         return self.session.counts.get(self.state.pager.source.scope())
 
     def refresh_status(self) -> None:
-        self._show_status()
+        """Something the status line quotes changed outside a read (a count kept)."""
+        self._draw_status()
 
     def refresh_costs(self) -> None:
         """Redraw the sidebar: another view's reads may have changed what the advisor knows."""
@@ -519,24 +568,17 @@ class PagerView(Horizontal):
             strip_text(summary, pager.totals, measures, session, len(findings))
         )
 
-    def _failure_text(self) -> Text:
-        failure = self.failure
-        assert failure is not None
-        when = failure.at.strftime("%H:%M:%S")
-        return Text(
-            visible(f"✗ Page {failure.page} failed at {when}: {failure.words} — R retries. "),
-            style="bold red",
-        )
-
-    def _show_status(self, override: Text | None = None) -> None:
+    def _draw_status(self) -> None:
+        if not self.is_mounted:
+            return
         line = self.query_one("#status-line", TextStatic)
-        if override is not None:
-            line.show(override)
+        if self._notice is not None:
+            line.show(self._notice)
             return
         state = self.state
         if state is not None:
             text = status_line(state.query, state.pager.current, self._counted())
-            folded = len(self.grid.folded)
+            folded = len(self.results.folded)
             if folded and state.pager.current is not None:
                 text.append(
                     f" · {folded} empty column{'s' if folded > 1 else ''} folded "
@@ -545,21 +587,28 @@ class PagerView(Horizontal):
                 )
         else:
             text = self._hint.copy() if self._hint is not None else Text("")
-        if self.failure is not None:
-            text = self._failure_text() + text
-        read = self._read
-        if read is not None and self._ticker is not None:
-            what = (
-                "the new query's first page"
-                if read.state is self.pending
-                else f"page {read.move.number}"
+        status = self.machine.status
+        failure = status.failure
+        if failure is not None:
+            when = failure.at.strftime("%H:%M:%S")
+            text = (
+                Text(
+                    visible(
+                        f"✗ Page {failure.page} failed at {when}: {failure.words} — R retries. "
+                    ),
+                    style="bold red",
+                )
+                + text
             )
-            text = busy(f"Reading {what}", read.began, "cancels") + Text("  ") + text
-        elif self.opening is not None and self._ticker is not None:
-            name, began = self.opening
-            text = busy(f"Opening table {visible(name)}", began, "cancels")
-        if self.target is not None and read is not None:
-            text = walking(self.target, read.move.number) + text
+        reading = status.reading
+        if reading is not None and self._ticker is not None:
+            what = "the new query's first page" if reading.first_page else f"page {reading.number}"
+            text = busy_text(f"Reading {what}", reading.began, "cancels") + Text("  ") + text
+        elif status.table_opening is not None and self._ticker is not None:
+            opening = status.table_opening
+            text = busy_text(f"Opening table {visible(opening.name)}", opening.began, "cancels")
+        if status.goal_page is not None and reading is not None:
+            text = walking(status.goal_page, reading.number) + text
         line.show(text)
 
     # -- the item under the cursor ----------------------------------------------------------
@@ -569,11 +618,11 @@ class PagerView(Horizontal):
         if state is None or state.pager.current is None or not state.pager.current.items:
             return None
         items = state.pager.current.items
-        return items[min(max(self.grid.cursor_row, 0), len(items) - 1)]
+        return items[min(max(self.results.cursor_row, 0), len(items) - 1)]
 
     @on(Grid.RowSelected)
     def _row_selected(self, event: Grid.RowSelected) -> None:
-        if event.grid is not self.grid or self.state is None:
+        if event.grid is not self.results or self.state is None:
             return
         event.stop()
         page = self.state.pager.current

@@ -11,7 +11,8 @@ from rich.text import Text
 
 from dynotui.core.page import Page
 from dynotui.core.text import visible
-from dynotui.ui.query import Counted, Query
+from dynotui.ui.host import Counted
+from dynotui.ui.query import Query
 from dynotui.ui.widgets.words import NEXT_PAGE, plural
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
