@@ -28,6 +28,7 @@ from dynotui.version import package_version
 # configuration at all a "no credentials" error against their own laptop.
 LOCAL_FALLBACK = {"aws_access_key_id": "dynotui", "aws_secret_access_key": "dynotui"}
 LOCAL_REGION = "us-east-1"
+PLACEHOLDER_MARK = "dynotui_placeholder_credentials"  # set on a client's meta, read by codegen
 # An endpoint that accepts and never answers costs read timeout x attempts plus backoff:
 # about 31 s at these defaults (benchmarks/silent_endpoint.py), where 15 s x 5 cost 76 s.
 DEFAULT_CONNECT_TIMEOUT = 3.0
@@ -197,9 +198,8 @@ def make_client(options: ConnectionOptions) -> Any:
             "no AWS region: pass --region, set AWS_REGION, or set one in your profile."
         )
     check_region(region, "--region" if options.region else "the region")
-    extra: dict[str, str] = {}
-    if local and session.get_credentials() is None:
-        extra = dict(LOCAL_FALLBACK)
+    # A server on this machine with no credentials configured: placeholders it accepts.
+    placeholders = local and session.get_credentials() is None
     config = Config(
         retries={"mode": "standard", "total_max_attempts": options.max_attempts},
         connect_timeout=options.connect_timeout,
@@ -210,10 +210,15 @@ def make_client(options: ConnectionOptions) -> Any:
         proxies=DIRECT if local else None,
     )
     client = session.client(
-        "dynamodb", region_name=region, endpoint_url=options.endpoint_url, config=config, **extra
+        "dynamodb",
+        region_name=region,
+        endpoint_url=options.endpoint_url,
+        config=config,
+        aws_access_key_id=LOCAL_FALLBACK["aws_access_key_id"] if placeholders else None,
+        aws_secret_access_key=LOCAL_FALLBACK["aws_secret_access_key"] if placeholders else None,
     )
     # Generated code must carry the same placeholders, or it fails where the app did not.
-    client.meta.dynotui_placeholder_credentials = bool(extra)
+    setattr(client.meta, PLACEHOLDER_MARK, placeholders)
     install_cancel_hook(client)
     fast_items.install(client)
     return client
@@ -222,7 +227,7 @@ def make_client(options: ConnectionOptions) -> Any:
 def placeholder_credentials(client: Any) -> tuple[str, str] | None:
     """The (key id, secret) dynotui put in for a local endpoint with no credentials, or
     None when the client uses the user's own."""
-    if getattr(client.meta, "dynotui_placeholder_credentials", False):
+    if getattr(client.meta, PLACEHOLDER_MARK, False):
         return LOCAL_FALLBACK["aws_access_key_id"], LOCAL_FALLBACK["aws_secret_access_key"]
     return None
 

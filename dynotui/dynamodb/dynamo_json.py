@@ -165,7 +165,7 @@ def serialize(value: Any) -> AttributeValue:
     from boto3.dynamodb.types import TypeSerializer
 
     try:
-        return TypeSerializer().serialize(value)
+        return dict(TypeSerializer().serialize(value))
     except (TypeError, ValueError, InvalidOperation) as exc:
         raise InputError(f"{value!r} cannot be stored in DynamoDB: {exc}") from None
 

@@ -91,7 +91,9 @@ def read_body(body: bytes) -> dict[str, Any]:
     return parsed
 
 
-def _before_parse(response_dict: dict[str, Any], customized_response_dict: dict, **_: Any) -> None:
+def _before_parse(
+    response_dict: dict[str, Any], customized_response_dict: dict[str, Any], **_: Any
+) -> None:
     if response_dict.get("status_code") != 200:
         return
     try:

@@ -237,13 +237,14 @@ def _holds(condition: list[Any], key: KeyAttribute, value: Mapping[str, Any]) ->
         else:
             return None
         bound = _sort_value(other)
-        return {
+        met: bool = {
             "=": mine == bound,
             "<": mine < bound,
             "<=": mine <= bound,
             ">": mine > bound,
             ">=": mine >= bound,
         }.get(operator, True)
+        return met
     if condition[0] == "between" and condition[1] == path:
         return bool(_sort_value(condition[2][1]) <= mine <= _sort_value(condition[3][1]))
     if condition[0] == "function" and condition[1] == "begins_with" and condition[2][0] == path:

@@ -132,7 +132,7 @@ def spec_from_record(data: Mapping[str, Any]) -> QuerySpec:
         values=values,
         forward=_of_type(data, "forward", bool),
         page_size=_of_type(data, "page_size", int),
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         max_rounds=_of_type(data, "max_rounds", int),
         consistent_read=_of_type(data, "consistent_read", bool),
         typed={field: (pair[0], pair[1]) for field, pair in typed.items()},

@@ -67,7 +67,7 @@ class SeedReport:
     created: bool
 
 
-def _order(rng: random.Random, customer: str, number: int, big_attachment: bool) -> dict:
+def _order(rng: random.Random, customer: str, number: int, big_attachment: bool) -> dict[str, Any]:
     placed = datetime.combine(FIRST_DAY, datetime.min.time(), tzinfo=timezone.utc) + timedelta(
         seconds=rng.randrange(DAYS * 86_400)
     )
@@ -99,7 +99,7 @@ def _order(rng: random.Random, customer: str, number: int, big_attachment: bool)
     return item
 
 
-def demo_items(seed: int = 7) -> Iterator[dict]:
+def demo_items(seed: int = 7) -> Iterator[dict[str, Any]]:
     """Every demo order as plain Python values, the same for the same seed."""
     rng = random.Random(seed)
     for number in range(1, BIG_ORDERS + 1):

@@ -67,9 +67,9 @@ def seed(uri: str) -> float:
 
     began = time.perf_counter()
     with psycopg.connect(uri, autocommit=True) as conn:
-        conn.execute(SEED)  # type: ignore[arg-type]
+        conn.execute(SEED)
     return time.perf_counter() - began
 
 
 def exists(conn: Any) -> bool:
-    return conn.execute("SELECT to_regclass(%s) IS NOT NULL", (TABLE,)).fetchone()[0]
+    return bool(conn.execute("SELECT to_regclass(%s) IS NOT NULL", (TABLE,)).fetchone()[0])

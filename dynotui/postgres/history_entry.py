@@ -137,7 +137,7 @@ def query_from_record(session: Any, record: Mapping[str, Any]) -> PgQuery:
         params=tuple(params),
         projection=tuple(projection),
         page_size=_field(record, "page_size", int),
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         descending=descending,
     )
     if _terms(query) != record.get("terms"):
