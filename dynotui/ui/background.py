@@ -35,45 +35,28 @@ class Failed:
 
 
 Outcome = Done[T] | Failed
-
-_lock = threading.Lock()
-_in_flight = 0
-
-
-def in_flight() -> int:
-    """Calls not yet reported back: tests and scripts wait for none to be left."""
-    return _in_flight
-
-
-def _count(step: int) -> None:
-    global _in_flight
-    with _lock:
-        _in_flight += step
+THREAD_NAME = "dynotui-call"  # every call's thread: one still alive has not reported yet
 
 
 def run_in_background(
     target: MessagePump,
     work: Callable[[], T],
     report: Callable[[Outcome[T]], Message],
-    name: str = "dynotui-call",
+    name: str = THREAD_NAME,
 ) -> threading.Thread:
     """Run ``work`` in a daemon thread; post ``report(Done(result))`` or
     ``report(Failed(error))`` to ``target``."""
 
     def run() -> None:
+        outcome: Outcome[T]
         try:
-            outcome: Outcome[T]
-            try:
-                outcome = Done(work())
-            except BaseException as exc:
-                outcome = Failed(exc)
-            # RuntimeError: the app has shut down, nobody is waiting any more.
-            with contextlib.suppress(RuntimeError):
-                target.post_message(report(outcome))
-        finally:
-            _count(-1)
+            outcome = Done(work())
+        except BaseException as exc:
+            outcome = Failed(exc)
+        # RuntimeError: the app has shut down, nobody is waiting any more.
+        with contextlib.suppress(RuntimeError):
+            target.post_message(report(outcome))
 
-    _count(1)
     thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
     return thread
@@ -93,7 +76,7 @@ def call_in_background(
     work: Callable[[], T],
     done: Callable[[T], None],
     failed: Callable[[BaseException], None],
-    name: str = "dynotui-call",
+    name: str = THREAD_NAME,
 ) -> threading.Thread:
     """``work`` in a daemon thread, then ``done(value)`` or ``failed(error)`` on the thread
     of ``target`` (which must handle ``CallReported`` by calling ``deliver``)."""

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 from rich.cells import cell_len
 
+from dynotui.core.text import visible
+
 CAP = 40  # the widest a column starts
 FREE_TEXT = 28  # a column whose content is wider than this is free text, narrowed first
 NARROW = 14  # how narrow free text may be made to let others fit
@@ -24,6 +26,11 @@ PADDING = 2  # the grid's cell padding, one space each side
 # A cell that reads as a number (DynamoDB's digits, PostgreSQL's numeric text, or an exact
 # exponent form such as 1E125): cutting it would show another number.
 NUMBER = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:E[+-]?[0-9]+)?")
+
+
+def label_cells(name: str) -> int:
+    """The cells a column's header takes: its name as shown (made visible), in cells."""
+    return cell_len(visible(name))
 
 
 @dataclass
@@ -42,12 +49,12 @@ class ColumnLayout:
     def __post_init__(self) -> None:
         for name in self.key_names:
             self.order.append(name)
-            self.seen[name] = len(name)
+            self.seen[name] = label_cells(name)
         self._unsized = set(self.key_names)  # sized by the first page, like any column
 
     def _add(self, name: str, width: int) -> None:
         self.order.append(name)
-        self.seen[name] = max(len(name), width)
+        self.seen[name] = max(label_cells(name), width)
         self.widths[name] = self._natural(name)
 
     def _natural(self, name: str) -> int:

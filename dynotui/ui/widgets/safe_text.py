@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App
 from textual.notifications import SeverityLevel
@@ -69,7 +70,7 @@ class TextStatic(Static):
         width = self.content_region.width or self.size.width
         lines = text.plain.split("\n")
         shape = (len(lines), width)
-        fits = bool(width) and all(len(line) <= width for line in lines)
+        fits = bool(width) and all(cell_len(line) <= width for line in lines)
         same = fits and self._shape == shape
         self._shape = shape if fits else None
         self.update(text, layout=not same)
