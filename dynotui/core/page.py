@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol
+
+from typing_extensions import TypeVar
 
 
 class HasNext(Enum):
@@ -84,17 +86,21 @@ class Cost(Protocol):
     def __add__(self, other: Any) -> Any: ...
 
 
-C = TypeVar("C", bound=Cost)
+# A page is generic over its source's cost, boundary and item (PEP 696 defaults: ``Page``
+# alone, or ``Page[SomeCost]``, leaves the others open).
+C = TypeVar("C", bound=Cost, default=Any)
+K = TypeVar("K", default=Any)  # a boundary: an ExclusiveStartKey, a NextToken, sort values
+I = TypeVar("I", default=Any)  # noqa: E741 (an item: a DynamoDB item, a PostgreSQL row)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class PageSummary(Generic[C]):
+class PageSummary(Generic[C, K]):
     """One page without its items: what the stack view and the charts need."""
 
     number: int
     mode: str
-    start_key: Any  # the boundary that opens the page (None: the start of the result)
-    next_start_key: Any  # the boundary of the next page (None: there is none)
+    start_key: K | None  # the boundary that opens the page (None: the start of the result)
+    next_start_key: K | None  # the boundary of the next page (None: there is none)
     has_next: HasNext
     ended_by: EndedBy
     cost: C
@@ -128,12 +134,12 @@ class PageSummary(Generic[C]):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Page(PageSummary[C]):
-    items: Sequence[Any]
+class Page(PageSummary[C, K], Generic[C, K, I]):
+    items: Sequence[I]
     # Source facts for ``dynotui pages`` that the summary drops (e.g. the LastEvaluatedKey).
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    def summary(self) -> PageSummary[C]:
+    def summary(self) -> PageSummary[C, K]:
         return PageSummary(
             number=self.number,
             mode=self.mode,
@@ -146,7 +152,7 @@ class Page(PageSummary[C]):
             cached=self.cached,
         )
 
-    def as_cached(self) -> Page[C]:
+    def as_cached(self) -> Page[C, K, I]:
         return replace(self, cached=True)
 
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Generic, Literal
 
 from dynotui.core.cancel import NEVER, CancelToken
 from dynotui.core.errors import InputError
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.measures import QueryMeasures
-from dynotui.core.page import HasNext, Page, PageSummary, Totals
+from dynotui.core.page import C, HasNext, I, K, Page, PageSummary, Totals
 from dynotui.core.source import Source
 
 Target = Literal["next", "prev", "first", "refresh"] | int
@@ -33,18 +33,22 @@ class StalePageError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Move:
+class Move(Generic[C, K, I]):
+    """Where a move leads: page ``number``, read from ``start_key`` or served cached."""
+
     number: int
-    start_key: Any
-    cached: Page[Any] | None = None
+    start_key: K | None
+    cached: Page[C, K, I] | None = None
 
 
-class Pager:
+class Pager(Generic[K, I, C]):
+    """The stack of one query's pages, generic over its source's boundary, item and cost."""
+
     def __init__(
         self,
-        source: Source,
+        source: Source[K, I, C],
         *,
-        start_key: Any = None,
+        start_key: K | None = None,
         first_number: int = 1,
         cache_pages: int = DEFAULT_CACHE_PAGES,
         ledger: SessionLedger | None = None,
@@ -57,11 +61,11 @@ class Pager:
         self.source = source
         self.first_number = first_number
         self.cache_pages = cache_pages
-        self._starts: list[Any] = [start_key]
-        self._cache: OrderedDict[int, Page[Any]] = OrderedDict()
-        self._summaries: dict[int, PageSummary[Any]] = {}  # the latest fresh read of each
-        self.current: Page[Any] | None = None
-        self.totals: Totals[Any] = Totals()
+        self._starts: list[K | None] = [start_key]
+        self._cache: OrderedDict[int, Page[C, K, I]] = OrderedDict()
+        self._summaries: dict[int, PageSummary[C, K]] = {}  # the latest fresh read of each
+        self.current: Page[C, K, I] | None = None
+        self.totals: Totals[C] = Totals()
         self.advisor = source.advisor()
         self.measures = QueryMeasures()  # this query's five measures, page by page
         self.ledger = ledger  # the app's: every stack's reads add up there too
@@ -91,21 +95,21 @@ class Pager:
         return self.first_number + len(self._starts) - 1
 
     @property
-    def stack(self) -> list[tuple[int, Any]]:
+    def stack(self) -> list[tuple[int, K | None]]:
         """Every known page boundary: (page number, start key that opens it)."""
         return list(enumerate(self._starts, start=self.first_number))
 
-    def start_key_of(self, number: int) -> Any:
+    def start_key_of(self, number: int) -> K | None:
         return self._starts[number - self.first_number]
 
     def cached_numbers(self) -> list[int]:
         return sorted(self._cache)
 
-    def summary_of(self, number: int) -> PageSummary[Any] | None:
+    def summary_of(self, number: int) -> PageSummary[C, K] | None:
         """The latest fresh read of page ``number``, without its items."""
         return self._summaries.get(number)
 
-    def series(self, last: int = SPARK_PAGES) -> list[PageSummary[Any]]:
+    def series(self, last: int = SPARK_PAGES) -> list[PageSummary[C, K]]:
         """The latest fresh read of up to ``last`` pages ending at the current one."""
         first = self.first_number
         end = max(self.number, first)
@@ -115,10 +119,10 @@ class Pager:
             if n in self._summaries
         ]
 
-    def latest_reads(self) -> Any:
+    def latest_reads(self) -> C | None:
         """The cost of the latest fresh read of each page: the result read once, re-reads
         not counted twice (O(pages): for a count's forecast, not for every page)."""
-        total: Any = None
+        total: C | None = None
         for summary in self._summaries.values():
             total = summary.cost if total is None else total + summary.cost
         return total
@@ -149,7 +153,7 @@ class Pager:
 
     # -- moves -------------------------------------------------------------------------
 
-    def plan(self, target: Target, *, fresh: bool = False) -> Move:
+    def plan(self, target: Target, *, fresh: bool = False) -> Move[C, K, I]:
         """Where ``target`` leads from here; refuses impossible moves, reads nothing."""
         first = self.first_number
         if target == "next":
@@ -185,7 +189,7 @@ class Pager:
         start = self.start_key_of(number)
         return Move(number, start, cached.as_cached() if cached else None)
 
-    def read(self, move: Move, cancel: CancelToken = NEVER) -> Page[Any]:
+    def read(self, move: Move[C, K, I], cancel: CancelToken = NEVER) -> Page[C, K, I]:
         """The page ``move`` leads to: from the cache, or read from its start key."""
         if move.cached is not None:
             return move.cached
@@ -193,7 +197,7 @@ class Pager:
             move.start_key, move.number, selectivity=self.selectivity(), cancel=cancel
         )
 
-    def accept(self, page: Page[Any]) -> Page[Any]:
+    def accept(self, page: Page[C, K, I]) -> Page[C, K, I]:
         """Make ``page`` the current one and record its boundary, cost and copy."""
         k = page.number
         at = k - self.first_number  # its place in the stack
@@ -224,27 +228,27 @@ class Pager:
         self.current = page
         return page
 
-    def abandon(self, cost: Any) -> None:
+    def abandon(self, cost: C | None) -> None:
         """Count what a cancelled or superseded read spent: it is billed all the same."""
         if cost is not None:
             self.totals = self.totals.add_abandoned(cost)
             if self.ledger is not None:
                 self.ledger.abandoned(cost)
 
-    def go(self, target: Target, *, fresh: bool = False) -> Page[Any]:
+    def go(self, target: Target, *, fresh: bool = False) -> Page[C, K, I]:
         return self.accept(self.read(self.plan(target, fresh=fresh)))
 
-    def next(self) -> Page[Any]:
+    def next(self) -> Page[C, K, I]:
         return self.go("next")
 
-    def prev(self) -> Page[Any]:
+    def prev(self) -> Page[C, K, I]:
         return self.go("prev")
 
-    def first(self) -> Page[Any]:
+    def first(self) -> Page[C, K, I]:
         return self.go("first")
 
-    def refresh(self) -> Page[Any]:
+    def refresh(self) -> Page[C, K, I]:
         return self.go("refresh")
 
-    def goto(self, number: int) -> Page[Any]:
+    def goto(self, number: int) -> Page[C, K, I]:
         return self.go(number)

@@ -22,7 +22,7 @@ from dynotui.core.errors import InputError
 from dynotui.core.page import EndedBy, HasNext, Page
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.cost import DynamoCost
-from dynotui.dynamodb.dynamo_json import AttributeValue, from_wire, to_wire
+from dynotui.dynamodb.dynamo_json import AttributeValue, Item, from_wire, to_wire
 from dynotui.dynamodb.partiql_grammar import Select, parse_select
 from dynotui.dynamodb.reader import Clock, call
 from dynotui.dynamodb.schema import SortOrder, TableSchema
@@ -203,8 +203,13 @@ class PartiQLSource:
         return self.statement.scope()
 
     def read_page(
-        self, start_key: Any, number: int, *, selectivity: float | None, cancel: CancelToken
-    ) -> Page[DynamoCost]:
+        self,
+        start_key: str | None,
+        number: int,
+        *,
+        selectivity: float | None,
+        cancel: CancelToken,
+    ) -> Page[DynamoCost, str, Item]:
         limit = self.statement.page_size
         table = self.statement.target()[0]
         response, made = call(
@@ -232,10 +237,10 @@ class PartiQLSource:
             extra={"next_token": token},
         )
 
-    def key_to_json(self, key: Any) -> Any:
+    def key_to_json(self, key: str) -> Any:
         return key
 
-    def key_from_json(self, data: Any) -> Any:
+    def key_from_json(self, data: Any) -> str:
         if not isinstance(data, str) or not data or len(data) > MAX_NEXT_TOKEN:
             raise CursorError(
                 "malformed",
@@ -257,7 +262,7 @@ def partiql_pager(
     *,
     start_key: str | None = None,
     cache_pages: int = 20,
-) -> Pager:
+) -> Pager[str, Item, DynamoCost]:
     return Pager(
         PartiQLSource(client, statement, schema), start_key=start_key, cache_pages=cache_pages
     )

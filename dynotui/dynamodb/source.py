@@ -85,8 +85,13 @@ class QuerySource:
         return self.spec.scope()
 
     def read_page(
-        self, start_key: Any, number: int, *, selectivity: float | None, cancel: CancelToken
-    ) -> Page[DynamoCost]:
+        self,
+        start_key: Item | None,
+        number: int,
+        *,
+        selectivity: float | None,
+        cancel: CancelToken,
+    ) -> Page[DynamoCost, Item, Item]:
         return read_page(
             self.client,
             self.spec,
@@ -98,10 +103,10 @@ class QuerySource:
             clock=self.clock,
         )
 
-    def key_to_json(self, key: Any) -> Any:
+    def key_to_json(self, key: Item) -> Any:
         return to_wire(key)
 
-    def key_from_json(self, data: Any) -> Any:
+    def key_from_json(self, data: Any) -> Item:
         return start_key_from_json(data, self.schema, self.spec.index)
 
     def advisor(self) -> DynamoAdvisor:
@@ -122,7 +127,7 @@ def query_pager(
     cache_pages: int = 20,
     measurements: Measurements | None = None,
     clock: Clock = time.perf_counter,
-) -> Pager:
+) -> Pager[Item, Item, DynamoCost]:
     """A pager over a Query or Scan: the common case, in one call."""
     source = QuerySource(client, spec, schema, measurements=measurements, clock=clock)
     return Pager(source, start_key=start_key, cache_pages=cache_pages)

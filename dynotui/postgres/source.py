@@ -22,6 +22,10 @@ from dynotui.postgres.cost import PgCost, from_plan
 from dynotui.postgres.reach import verify
 from dynotui.postgres.sql import PgQuery, page_statement
 
+PgBoundary = list[str | None] | int  # keyset: the last row's sort values; OFFSET: rows
+PgRow = dict[str, str | None]  # a row as PostgreSQL's own text, NULL as None
+PgPage = Page[PgCost, PgBoundary, PgRow]
+
 
 def _malformed(detail: str) -> CursorError:
     return CursorError("malformed", f"the cursor's boundary is refused ({detail})")
@@ -44,8 +48,13 @@ class PgSource:
         return self.query.scope()
 
     def read_page(
-        self, start_key: Any, number: int, *, selectivity: float | None, cancel: CancelToken
-    ) -> Page[PgCost]:
+        self,
+        start_key: PgBoundary | None,
+        number: int,
+        *,
+        selectivity: float | None,
+        cancel: CancelToken,
+    ) -> PgPage:
         cancel.check()
         verify(self.session, self.query.filter, self.query.table.schema, self.query.table.name)
         size = self.query.page_size
@@ -70,7 +79,8 @@ class PgSource:
         cancel.check(cost)
         if len(rows) > size:
             if self.query.mode == "offset":
-                next_key: Any = (start_key or 0) + size
+                skipped = start_key if isinstance(start_key, int) else 0  # None: the start
+                next_key: PgBoundary | None = skipped + size
             else:
                 next_key = list(shown_rows[-1][width:])
             has_next, ended = HasNext.YES, EndedBy.PAGE_SIZE
@@ -89,10 +99,10 @@ class PgSource:
             extra={"sql": sql, "keyset": None if keyset is None else keyset.describe()},
         )
 
-    def key_to_json(self, key: Any) -> Any:
+    def key_to_json(self, key: PgBoundary) -> Any:
         return key
 
-    def key_from_json(self, data: Any) -> Any:
+    def key_from_json(self, data: Any) -> PgBoundary:
         if self.query.mode == "offset":
             if not isinstance(data, int) or isinstance(data, bool) or data < 0:
                 raise _malformed("an OFFSET boundary is a whole number of rows")
@@ -115,6 +125,10 @@ class PgSource:
 
 
 def pg_pager(
-    session: PgSession, query: PgQuery, *, start_key: Any = None, cache_pages: int = 20
-) -> Pager:
+    session: PgSession,
+    query: PgQuery,
+    *,
+    start_key: PgBoundary | None = None,
+    cache_pages: int = 20,
+) -> Pager[PgBoundary, PgRow, PgCost]:
     return Pager(PgSource(session, query), start_key=start_key, cache_pages=cache_pages)

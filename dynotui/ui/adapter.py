@@ -19,49 +19,49 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Generic, Literal, Protocol
 
 from dynotui.core.errors import InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
-from dynotui.core.page import Cost, Page
+from dynotui.core.page import C, I, K, Page
 from dynotui.core.pager import Pager
 from dynotui.report.model import Report
 from dynotui.ui.actions import Action
 from dynotui.ui.host import Counted, Host
-from dynotui.ui.query import Boundary, Query
+from dynotui.ui.query import Query
 
 Side = Literal["main", "compare"]
 
 
 @dataclass(frozen=True)
-class Shown:
+class Shown(Generic[K, I, C]):
     """A view's query and stack as an adapter reads them (None: no query yet), and the
     main view's query (a compare side with no query of its own starts from it)."""
 
-    query: Query | None = None
-    pager: Pager | None = None
+    query: Query[K, I, C] | None = None
+    pager: Pager[K, I, C] | None = None
     origin: str = ""
-    main_query: Query | None = None
+    main_query: Query[K, I, C] | None = None
 
     @property
-    def queries(self) -> list[Query]:
+    def queries(self) -> list[Query[K, I, C]]:
         """This view's query, then the main view's: the one to start a form from."""
         return [q for q in (self.query, self.main_query) if q is not None]
 
 
 @dataclass(frozen=True)
-class FirstPage:
+class FirstPage(Generic[K, I, C]):
     """Page 1 of a new stack read before the app was ready (``dynotui -t T -p V``)."""
 
-    pager: Pager
-    page: Page[Any]
+    pager: Pager[K, I, C]
+    page: Page[C, K, I]
 
 
 @dataclass(frozen=True)
-class NewStack:
+class NewStack(Generic[K, I, C]):
     """An adapter's answer: open this query as a new stack on the view asked about.
 
     It replaces what the view shows only once its first page has been read. The first
@@ -70,30 +70,33 @@ class NewStack:
     stack reopened at page 3 goes on with pages 3, 4, ... ``note`` is said once, when the
     first page arrives; ``origin`` says on the query line where page 1 came from."""
 
-    query: Query
-    start_key: Boundary = None
+    query: Query[K, I, C]
+    start_key: K | None = None
     note: str = ""
     origin: str = ""
     first_number: int = 1
     key_json: object = None
-    first_page: FirstPage | None = None
+    first_page: FirstPage[K, I, C] | None = None
 
 
-Answer = Callable[[NewStack], None]
+Answer = Callable[[NewStack[K, I, C]], None]
 
 
 @dataclass(frozen=True)
-class CursorStart:
+class CursorStart(Generic[K, C]):
     """Where a foreign cursor opens once its database has read it: page 1's start key,
     what to say of it, and what reading there cost (None: nothing was read)."""
 
-    start_key: Boundary
+    start_key: K | None
     note: str
     origin: str
-    cost: Cost | None = None
+    cost: C | None = None
 
 
-class Adapter(Protocol):
+class Adapter(Protocol[K, I, C]):
+    """One database in the app, generic over its boundary ``K``, item ``I`` and cost
+    ``C`` (those of its queries and sources)."""
+
     @property
     def label(self) -> str:
         """The connection in words for the title bar, with no secret in it."""
@@ -104,71 +107,77 @@ class Adapter(Protocol):
     def client(self, side: Side) -> object:
         """The client a view reads through: the compare side may have one of its own."""
 
-    def open(self, host: Host, answer: Answer) -> None:
+    def open(self, host: Host, answer: Answer[K, I, C]) -> None:
         """Open what the command line asked for on the main view (a table, a query, a
         history entry, or the table picker)."""
 
     def started(self) -> None:
         """The first screen is up: work deferred until then may begin."""
 
-    def choose_table(self, host: Host, answer: Answer) -> None:
+    def choose_table(self, host: Host, answer: Answer[K, I, C]) -> None:
         """List the tables; the one chosen is opened on the main view."""
 
-    def edit_query(self, host: Host, shown: Shown, answer: Answer) -> None:
+    def edit_query(self, host: Host, shown: Shown[K, I, C], answer: Answer[K, I, C]) -> None:
         """The query form for ``shown``'s query (or a new one)."""
 
-    def choose_order(self, host: Host, shown: Shown, answer: Answer) -> None:
+    def choose_order(self, host: Host, shown: Shown[K, I, C], answer: Answer[K, I, C]) -> None:
         """Pick another order for ``shown``'s query."""
 
-    def toggle_mode(self, host: Host, shown: Shown) -> NewStack | None:
+    def toggle_mode(self, host: Host, shown: Shown[K, I, C]) -> NewStack[K, I, C] | None:
         """The same query cut into pages the other way (a new stack)."""
 
-    def flip_direction(self, host: Host, shown: Shown) -> NewStack | None:
+    def flip_direction(self, host: Host, shown: Shown[K, I, C]) -> NewStack[K, I, C] | None:
         """The same query read backwards (a new stack from the start)."""
 
-    def count(self, host: Host, shown: Shown, counted: Callable[[Counted | None], None]) -> None:
+    def count(
+        self, host: Host, shown: Shown[K, I, C], counted: Callable[[Counted | None], None]
+    ) -> None:
         """Count the matches of ``shown``'s query (its screen); a count kept goes to
         ``counted``, which keeps it for that query."""
 
-    def reconnect(self, host: Host, shown: Shown) -> None:
+    def reconnect(self, host: Host, shown: Shown[K, I, C]) -> None:
         """Change the connection, or open it again; every stack is kept (the adapter
         calls ``host.connection_changed`` once connected)."""
 
-    def refused(self, host: Host, query: Query, error: InputError, answer: Answer) -> None:
+    def refused(
+        self, host: Host, query: Query[K, I, C], error: InputError, answer: Answer[K, I, C]
+    ) -> None:
         """A new query's first page was refused as bad input: its form again, holding what
         was typed, the error beside its field."""
 
-    def compare_partner(self, query: Query) -> Query | None:
+    def compare_partner(self, query: Query[K, I, C]) -> Query[K, I, C] | None:
         """The query the compare view opens beside ``query`` (None: the user picks one)."""
 
     def prices(self) -> PriceList | None:
         """What a read unit costs, to show capacity as money (None: not billed per unit)."""
 
-    def report(self, pagers: Sequence[Pager], ledger: SessionLedger, code_page: int) -> Report:
+    def report(
+        self, pagers: Sequence[Pager[K, I, C]], ledger: SessionLedger, code_page: int
+    ) -> Report:
         """A report of ``pagers`` (one, or a compare's two, left first) and the session."""
 
     def code_target(self) -> object:
         """What generated code connects to (endpoint and credentials, or a URI)."""
 
-    def foreign_reader(self, shown: Shown) -> ForeignReader | None:
+    def foreign_reader(self, shown: Shown[K, I, C]) -> ForeignReader | None:
         """How this database reads a foreign cursor for ``shown``'s query (None: the query
         resumes only from dynotui's signed tokens)."""
 
     def foreign_start(
-        self, shown: Shown, start: ForeignStart, note: str
-    ) -> Callable[[], CursorStart] | None:
+        self, shown: Shown[K, I, C], start: ForeignStart, note: str
+    ) -> Callable[[], CursorStart[K, C]] | None:
         """The read (run off the UI thread) that turns a checked foreign cursor for
         ``shown``'s query into where page 1 starts: the AWS CLI's position past its key,
         a boundary as the server reads it. None: the query takes no foreign cursor."""
 
-    def history_query(self, query: Query) -> HistoryQuery | None:
+    def history_query(self, query: Query[K, I, C]) -> HistoryQuery | None:
         """What history keeps of a query just opened (None: nothing is kept of it)."""
 
-    def reopen(self, host: Host, entry: HistoryEntry, answer: Answer) -> None:
+    def reopen(self, host: Host, entry: HistoryEntry, answer: Answer[K, I, C]) -> None:
         """A history entry as a new stack on the main view, numbered from the page it was
         left on and re-read from that page's stored start key."""
 
-    def run(self, action: str, host: Host, shown: Shown, answer: Answer) -> None:
+    def run(self, action: str, host: Host, shown: Shown[K, I, C], answer: Answer[K, I, C]) -> None:
         """An action only this database has (one of its ``actions`` bound as ``db(...)``)."""
 
     def close(self) -> None:

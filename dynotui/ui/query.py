@@ -3,20 +3,22 @@ cells, whole items and code. Each adapter implements it (``ui/dynamodb``: a Quer
 Scan, a PartiQL SELECT; ``ui/postgres``: a table in one order).
 
 Items and boundaries are the source's own (a DynamoDB item, a PostgreSQL row of text; an
-ExclusiveStartKey, a NextToken, sort values): the core keeps them opaque, so here they
-are ``Item`` and ``Boundary``, and only the query that made them looks inside.
+ExclusiveStartKey, a NextToken, sort values): a ``Query`` is generic over its boundary
+``K``, item ``I`` and cost ``C``, as its ``Source`` is, and only the query that made them
+looks inside. The generic UI holds them as ``Item`` and ``Boundary``: objects it passes
+back to their query, never reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
-from dynotui.core.page import Page
+from dynotui.core.page import C, I, K, Page
 from dynotui.core.source import Source
 
-Item = Any  # the source's own item: only its query reads it
-Boundary = Any  # the source's own start key: only its query reads it
+Item = object  # a source's own item, as the generic UI holds it: only its query reads it
+Boundary = object  # a source's own start key, likewise
 Clock = Callable[[], float]
 
 
@@ -29,7 +31,7 @@ class CodeTab(NamedTuple):
     text: str
 
 
-class Query(Protocol):
+class Query(Protocol[K, I, C]):
     @property
     def table(self) -> str:
         """The table read, as the user names it."""
@@ -42,14 +44,14 @@ class Query(Protocol):
     def mode(self) -> str:
         """How pages are cut: raw or fill, keyset or offset; a PartiQL page is one call."""
 
-    def make_source(self, client: object, clock: Clock) -> Source:
+    def make_source(self, client: object, clock: Clock) -> Source[K, I, C]:
         """The source that reads this query's pages through ``client``; raises InputError
         when the query cannot be read as it is."""
 
     def title(self) -> str:
         """The query line: what is read, from where, in which order and mode."""
 
-    def notes(self, page: Page[Any]) -> list[str]:
+    def notes(self, page: Page[C, K, I]) -> list[str]:
         """Facts about a page for the status line (rows tied on an index key)."""
 
     def conditions(self) -> frozenset[str]:
@@ -64,24 +66,24 @@ class Query(Protocol):
     def known_columns(self) -> tuple[str, ...]:
         """Columns to show even when no item of a page has them."""
 
-    def cells(self, item: Item) -> dict[str, str]:
+    def cells(self, item: I) -> dict[str, str]:
         """An item's cells by column, as plain visible text."""
 
-    def boundary_text(self, key: Boundary) -> str:
+    def boundary_text(self, key: K | None) -> str:
         """A page boundary in one line."""
 
-    def item_json(self, item: Item, typed: bool) -> str:
+    def item_json(self, item: I, typed: bool) -> str:
         """A whole item: plain JSON, or the database's own typed JSON."""
 
     def item_formats(self) -> tuple[str, str]:
         """The names of the two formats of ``item_json``."""
 
-    def page_lines(self, items: Sequence[Item]) -> str:
+    def page_lines(self, items: Sequence[I]) -> str:
         """A page as JSON lines."""
 
-    def key_json(self, key: Boundary) -> str:
+    def key_json(self, key: K) -> str:
         """A boundary as JSON, to copy."""
 
-    def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
+    def code(self, page: Page[C, K, I], target: object) -> dict[str, CodeTab]:
         """Code that reproduces ``page`` from its boundary, by language; ``target`` is what
         the adapter's ``code_target`` gives (endpoint, credentials, URI)."""

@@ -21,6 +21,8 @@ from dynotui.core.pager import Pager
 from dynotui.dynamodb import history_entry
 from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions, describe, in_force, make_client
+from dynotui.dynamodb.cost import DynamoCost
+from dynotui.dynamodb.dynamo_json import Item
 from dynotui.dynamodb.foreign import foreign_reader
 from dynotui.dynamodb.foreign_skip import resolve_start
 from dynotui.dynamodb.opening import Opened, Opening
@@ -54,6 +56,13 @@ PARTIQL = Action("colon", "db('partiql')", "PartiQL", "Page a PartiQL SELECT (Ex
 ACTIONS = with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL])
 
 DynamoDBQuery = DynamoQuery | PartiQLQuery
+# Items and costs are DynamoDB's; a boundary is a Query's ExclusiveStartKey (an item's
+# keys) or a PartiQL NextToken (text), so the adapter's is either.
+DynamoShown = Shown[Any, Item, DynamoCost]
+DynamoStack = NewStack[Any, Item, DynamoCost]
+DynamoAnswer = Answer[Any, Item, DynamoCost]
+DynamoPager = Pager[Any, Item, DynamoCost]
+DynamoQueryShown = Query[Any, Item, DynamoCost]
 FOREIGN_ORIGIN = "from an unsigned foreign cursor (anyone could have edited it)"
 
 
@@ -101,7 +110,7 @@ class DynamoDBAdapter:
     def client(self, side: Side) -> object:
         return self._client
 
-    def open(self, host: Host, answer: Answer) -> None:
+    def open(self, host: Host, answer: DynamoAnswer) -> None:
         if self.resume is not None:
             self.reopen(host, self.resume, answer)
             return
@@ -133,7 +142,7 @@ class DynamoDBAdapter:
         if warm is not None:
             warm()
 
-    def choose_table(self, host: Host, answer: Answer) -> None:
+    def choose_table(self, host: Host, answer: DynamoAnswer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
         client = self._client
@@ -150,12 +159,12 @@ class DynamoDBAdapter:
 
         host.call(lambda: list_tables(client), listed, lambda e: host.fail(e, "Tables"))
 
-    def edit_query(self, host: Host, shown: Shown, answer: Answer) -> None:
+    def edit_query(self, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         schema = self._schema_for(shown)
         if schema is not None:
             self._edit(host, shown, schema, self._form_of(shown), answer)
 
-    def choose_order(self, host: Host, shown: Shown, answer: Answer) -> None:
+    def choose_order(self, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
         schema = self._schema_for(shown)
@@ -179,7 +188,7 @@ class DynamoDBAdapter:
             chosen,
         )
 
-    def toggle_mode(self, host: Host, shown: Shown) -> NewStack | None:
+    def toggle_mode(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
         query = shown.query
         if isinstance(query, DynamoQuery):
             mode = "fill" if query.spec.mode == "raw" else "raw"
@@ -188,7 +197,7 @@ class DynamoDBAdapter:
             self._partiql_has_no(host, "Mode")
         return None
 
-    def flip_direction(self, host: Host, shown: Shown) -> NewStack | None:
+    def flip_direction(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
         query = shown.query
         if isinstance(query, DynamoQuery):
             if query.spec.scan:
@@ -201,7 +210,9 @@ class DynamoDBAdapter:
             self._partiql_has_no(host, "Direction")
         return None
 
-    def count(self, host: Host, shown: Shown, counted: Callable[[Counted | None], None]) -> None:
+    def count(
+        self, host: Host, shown: DynamoShown, counted: Callable[[Counted | None], None]
+    ) -> None:
         from dynotui.dynamodb.count import CountResult, forecast
         from dynotui.ui.dynamodb.count_screen import CountScreen
 
@@ -226,7 +237,7 @@ class DynamoDBAdapter:
     def reconnect(
         self,
         host: Host,
-        shown: Shown,
+        shown: DynamoShown,
         why: str = "",
         tried: ConnectionOptions | None = None,
     ) -> None:
@@ -263,7 +274,9 @@ class DynamoDBAdapter:
             chosen,
         )
 
-    def refused(self, host: Host, query: Query, error: InputError, answer: Answer) -> None:
+    def refused(
+        self, host: Host, query: DynamoQueryShown, error: InputError, answer: DynamoAnswer
+    ) -> None:
         from dynotui.ui.dynamodb.query_screen import QueryScreen
 
         if not isinstance(query, DynamoQuery | PartiQLQuery):
@@ -275,7 +288,7 @@ class DynamoDBAdapter:
             QueryScreen(query.schema, query.form, note, statement, tab), self._answering(answer)
         )
 
-    def compare_partner(self, query: Query) -> Query | None:
+    def compare_partner(self, query: DynamoQueryShown) -> DynamoQueryShown | None:
         return None  # the user picks the other order (tab, o)
 
     def prices(self) -> PriceList | None:
@@ -283,7 +296,9 @@ class DynamoDBAdapter:
             self._prices = read_prices()
         return self._prices
 
-    def report(self, pagers: Sequence[Pager], ledger: SessionLedger, code_page: int) -> Report:
+    def report(
+        self, pagers: Sequence[DynamoPager], ledger: SessionLedger, code_page: int
+    ) -> Report:
         from dynotui.dynamodb.report import dynamodb_report  # only when a report is asked for
 
         return dynamodb_report(pagers, prices=self.prices(), ledger=ledger, code_page=code_page)
@@ -293,12 +308,12 @@ class DynamoDBAdapter:
 
         return code_target(self._client)
 
-    def foreign_reader(self, shown: Shown) -> ForeignReader | None:
+    def foreign_reader(self, shown: DynamoShown) -> ForeignReader | None:
         return foreign_reader(shown.pager.source) if shown.pager is not None else None
 
     def foreign_start(
-        self, shown: Shown, start: ForeignStart, note: str
-    ) -> Callable[[], CursorStart] | None:
+        self, shown: DynamoShown, start: ForeignStart, note: str
+    ) -> Callable[[], CursorStart[Any, DynamoCost]] | None:
         source = shown.pager.source if shown.pager is not None else None
         if not isinstance(source, QuerySource):
             return None  # a PartiQL read resumes only from dynotui's signed tokens
@@ -309,14 +324,14 @@ class DynamoDBAdapter:
 
         return read
 
-    def history_query(self, query: Query) -> HistoryQuery | None:
+    def history_query(self, query: DynamoQueryShown) -> HistoryQuery | None:
         if isinstance(query, DynamoQuery):
             return history_entry.query_entry(query.spec, self.options, query.form)
         if isinstance(query, PartiQLQuery):
             return history_entry.statement_entry(query.statement, self.options)
         return None
 
-    def reopen(self, host: Host, entry: HistoryEntry, answer: Answer) -> None:
+    def reopen(self, host: Host, entry: HistoryEntry, answer: DynamoAnswer) -> None:
         try:
             reopening = history_entry.reopen(entry)
         except InputError as exc:
@@ -341,7 +356,9 @@ class DynamoDBAdapter:
             return
         self._reopen(host, reopening, answer)
 
-    def _reopen(self, host: Host, reopening: history_entry.DynamoReopening, answer: Answer) -> None:
+    def _reopen(
+        self, host: Host, reopening: history_entry.DynamoReopening, answer: DynamoAnswer
+    ) -> None:
         client = self._client
         spec, statement = reopening.spec, reopening.statement
         table = spec.table if spec is not None else statement.target()[0] if statement else ""
@@ -363,7 +380,7 @@ class DynamoDBAdapter:
             lambda error: host.fail(error, "History"),
         )
 
-    def run(self, action: str, host: Host, shown: Shown, answer: Answer) -> None:
+    def run(self, action: str, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         if action == "partiql":
             self._partiql(host, shown, answer)
 
@@ -373,7 +390,7 @@ class DynamoDBAdapter:
 
     # -- opening a table ----------------------------------------------------------------
 
-    def _opened(self, host: Host, opened: Opened, answer: Answer) -> None:
+    def _opened(self, host: Host, opened: Opened, answer: DynamoAnswer) -> None:
         """The table (and page 1) read while the app loaded, as far as it got."""
         form = self.form
         preread = self.preread
@@ -393,7 +410,7 @@ class DynamoDBAdapter:
             self._edit(host, Shown(), opened.schema, form, answer)
 
     def _load_table(
-        self, host: Host, name: str, form: QueryForm, open_form: bool, answer: Answer
+        self, host: Host, name: str, form: QueryForm, open_form: bool, answer: DynamoAnswer
     ) -> None:
         """DescribeTable in the background; then the form, or the query straight away."""
         client = self._client
@@ -423,7 +440,7 @@ class DynamoDBAdapter:
     def _query(self, schema: TableSchema, form: QueryForm, spec: QuerySpec) -> DynamoQuery:
         return DynamoQuery(schema, form, spec, self.measurements)
 
-    def _schema_for(self, shown: Shown) -> TableSchema | None:
+    def _schema_for(self, shown: DynamoShown) -> TableSchema | None:
         """The table of the view's query, else of the main view's (a compare side with no
         query yet starts from the table the main view reads)."""
         for query in shown.queries:
@@ -431,13 +448,13 @@ class DynamoDBAdapter:
                 return query.schema
         return None
 
-    def _form_of(self, shown: Shown) -> QueryForm:
+    def _form_of(self, shown: DynamoShown) -> QueryForm:
         for query in shown.queries:
             if isinstance(query, DynamoQuery | PartiQLQuery):
                 return query.form
         return QueryForm()
 
-    def _answering(self, answer: Answer) -> Callable[[DynamoDBQuery | None], None]:
+    def _answering(self, answer: DynamoAnswer) -> Callable[[DynamoDBQuery | None], None]:
         """A form's answer as a new stack (its query sharing what each order measured)."""
 
         def done(query: DynamoDBQuery | None) -> None:
@@ -449,10 +466,10 @@ class DynamoDBAdapter:
     def _edit(
         self,
         host: Host,
-        shown: Shown,
+        shown: DynamoShown,
         schema: TableSchema,
         form: QueryForm,
-        answer: Answer,
+        answer: DynamoAnswer,
         note: str = "",
     ) -> None:
         """The query form, on the view's query (the PartiQL tab for a statement)."""
@@ -469,7 +486,7 @@ class DynamoDBAdapter:
             return DynamoQuery(query.schema, query.form, query.spec, self.measurements)
         return query
 
-    def _partiql(self, host: Host, shown: Shown, answer: Answer) -> None:
+    def _partiql(self, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         from dynotui.ui.dynamodb.query_screen import QueryScreen
 
         schema = self._schema_for(shown)
@@ -480,7 +497,9 @@ class DynamoDBAdapter:
         form = self._form_of(shown)
         host.ask(QueryScreen(schema, form, "", statement, "partiql-tab"), self._answering(answer))
 
-    def _restart_with(self, host: Host, shown: Shown, what: str, **changes: Any) -> NewStack | None:
+    def _restart_with(
+        self, host: Host, shown: DynamoShown, what: str, **changes: Any
+    ) -> DynamoStack | None:
         """The same query with other options (mode, direction): a new stack, if valid."""
         query, pager = shown.query, shown.pager
         if pager is None or not isinstance(query, DynamoQuery):
@@ -529,7 +548,7 @@ class DynamoDBAdapter:
         )
 
 
-def reopened(query: Query, reopening: history_entry.DynamoReopening) -> NewStack:
+def reopened(query: DynamoQueryShown, reopening: history_entry.DynamoReopening) -> DynamoStack:
     """A history entry's query as a new stack: numbered from the page it was left on, that
     page re-read from its stored start key (checked as the source checks any)."""
     page = max(reopening.page, 1)

@@ -16,9 +16,10 @@ from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
 from dynotui.postgres import history_entry
 from dynotui.postgres.connection import PgOptions, PgSession, redacted
+from dynotui.postgres.cost import PgCost
 from dynotui.postgres.foreign import foreign_reader, server_text
 from dynotui.postgres.schema import PgTable, PgTableRef, describe_table, table_refs
-from dynotui.postgres.source import PgSource
+from dynotui.postgres.source import PgBoundary, PgRow, PgSource
 from dynotui.postgres.sql import PgQuery
 from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded
@@ -45,6 +46,14 @@ WORDS = {
     "copy_start_key": ("Copy boundary", "Copy this page's boundary (its sort values) as JSON"),
 }
 ACTIONS = reworded(GENERIC, WORDS)
+
+
+# The adapter's boundaries, rows and costs: those of its one kind of query.
+PgShown = Shown[PgBoundary, PgRow, PgCost]
+PgStack = NewStack[PgBoundary, PgRow, PgCost]
+PgAnswer = Answer[PgBoundary, PgRow, PgCost]
+PgPager = Pager[PgBoundary, PgRow, PgCost]
+PgQueryShown = Query[PgBoundary, PgRow, PgCost]
 
 
 def _rows(rows: int | None) -> str:
@@ -91,7 +100,7 @@ class PostgresAdapter:
             self._side = self.connection.fork()
         return self._side
 
-    def open(self, host: Host, answer: Answer) -> None:
+    def open(self, host: Host, answer: PgAnswer) -> None:
         if self.resume is not None:
             self.reopen(host, self.resume, answer)
         elif self.initial_query is not None:
@@ -104,7 +113,7 @@ class PostgresAdapter:
     def started(self) -> None:
         pass  # the connection is open before the app starts
 
-    def choose_table(self, host: Host, answer: Answer) -> None:
+    def choose_table(self, host: Host, answer: PgAnswer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
         connection = self.connection
@@ -122,13 +131,13 @@ class PostgresAdapter:
 
         host.call(lambda: table_refs(connection), listed, lambda e: host.fail(e, "Tables"))
 
-    def edit_query(self, host: Host, shown: Shown, answer: Answer) -> None:
+    def edit_query(self, host: Host, shown: PgShown, answer: PgAnswer) -> None:
         current = self._current(shown)
         if current is not None:
             mine = current if shown.query is not None else None
             self._edit(host, current.schema, mine, answer)
 
-    def choose_order(self, host: Host, shown: Shown, answer: Answer) -> None:
+    def choose_order(self, host: Host, shown: PgShown, answer: PgAnswer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
         current = self._current(shown)
@@ -154,7 +163,7 @@ class PostgresAdapter:
             chosen,
         )
 
-    def toggle_mode(self, host: Host, shown: Shown) -> NewStack | None:
+    def toggle_mode(self, host: Host, shown: PgShown) -> PgStack | None:
         current = shown.query
         if not isinstance(current, PostgresQuery):
             return None
@@ -162,7 +171,7 @@ class PostgresAdapter:
         # A keyset boundary is sort values, an OFFSET one a row count: a new stack.
         return NewStack(current.with_(mode=mode), note=f"{mode} paging: a new cursor stack")
 
-    def flip_direction(self, host: Host, shown: Shown) -> NewStack | None:
+    def flip_direction(self, host: Host, shown: PgShown) -> PgStack | None:
         current = shown.query
         if not isinstance(current, PostgresQuery):
             return None
@@ -170,14 +179,14 @@ class PostgresAdapter:
         flipped = current.with_(order=query.order.reversed(), descending=not query.descending)
         return NewStack(flipped, note="Reversed: a new cursor stack from the start")
 
-    def count(self, host: Host, shown: Shown, counted: Callable[[Counted | None], None]) -> None:
+    def count(self, host: Host, shown: PgShown, counted: Callable[[Counted | None], None]) -> None:
         from dynotui.ui.postgres.count_screen import PgCountScreen
 
         current = shown.query
         if isinstance(current, PostgresQuery):
             host.ask(PgCountScreen(self.connection, current, host.count_finished), counted)
 
-    def reconnect(self, host: Host, shown: Shown) -> None:
+    def reconnect(self, host: Host, shown: PgShown) -> None:
         connection = self.connection
         host.say(f"Reconnecting to {self._label}…", title="Connection")
 
@@ -187,7 +196,7 @@ class PostgresAdapter:
 
         host.call(connection.reopen, reopened, lambda error: host.fail(error, "Connection"))
 
-    def refused(self, host: Host, query: Query, error: InputError, answer: Answer) -> None:
+    def refused(self, host: Host, query: PgQueryShown, error: InputError, answer: PgAnswer) -> None:
         from dynotui.ui.postgres.query_screen import PgQueryScreen
 
         if not isinstance(query, PostgresQuery):
@@ -197,7 +206,7 @@ class PostgresAdapter:
             PgQueryScreen(query.schema, query, error=(field, str(error))), self._answering(answer)
         )
 
-    def compare_partner(self, query: Query) -> Query | None:
+    def compare_partner(self, query: PgQueryShown) -> PgQueryShown | None:
         """The same query paged the other way."""
         if isinstance(query, PostgresQuery):
             return query.with_(mode="offset" if query.mode == "keyset" else "keyset")
@@ -206,7 +215,7 @@ class PostgresAdapter:
     def prices(self) -> PriceList | None:
         return None  # buffers are not billed per unit
 
-    def report(self, pagers: Sequence[Pager], ledger: SessionLedger, code_page: int) -> Report:
+    def report(self, pagers: Sequence[PgPager], ledger: SessionLedger, code_page: int) -> Report:
         from dynotui.postgres.report import postgres_report  # only when a report is asked for
 
         return postgres_report(
@@ -216,14 +225,14 @@ class PostgresAdapter:
     def code_target(self) -> object:
         return redacted(self.options.uri)
 
-    def foreign_reader(self, shown: Shown) -> ForeignReader | None:
+    def foreign_reader(self, shown: PgShown) -> ForeignReader | None:
         if shown.pager is None or not isinstance(shown.pager.source, PgSource):
             return None
         return foreign_reader(shown.pager.source)
 
     def foreign_start(
-        self, shown: Shown, start: ForeignStart, note: str
-    ) -> Callable[[], CursorStart] | None:
+        self, shown: PgShown, start: ForeignStart, note: str
+    ) -> Callable[[], CursorStart[PgBoundary, PgCost]] | None:
         if not isinstance(shown.query, PostgresQuery):
             return None
         query, connection = shown.query.query, self.connection
@@ -234,12 +243,12 @@ class PostgresAdapter:
 
         return read
 
-    def history_query(self, query: Query) -> HistoryQuery | None:
+    def history_query(self, query: PgQueryShown) -> HistoryQuery | None:
         if isinstance(query, PostgresQuery):
             return history_entry.query_entry(query.query, self.options.uri)
         return None
 
-    def reopen(self, host: Host, entry: HistoryEntry, answer: Answer) -> None:
+    def reopen(self, host: Host, entry: HistoryEntry, answer: PgAnswer) -> None:
         try:
             reopening = history_entry.reopen(entry)
             here = history_entry.connection_record(self.options.uri)["conninfo"]
@@ -276,7 +285,7 @@ class PostgresAdapter:
             lambda error: host.fail(error, "History"),
         )
 
-    def run(self, action: str, host: Host, shown: Shown, answer: Answer) -> None:
+    def run(self, action: str, host: Host, shown: PgShown, answer: PgAnswer) -> None:
         pass  # PostgreSQL has no keys of its own
 
     def close(self) -> None:
@@ -293,7 +302,7 @@ class PostgresAdapter:
 
     # -- tables and queries -------------------------------------------------------------
 
-    def _load_table(self, host: Host, name: str, answer: Answer) -> None:
+    def _load_table(self, host: Host, name: str, answer: PgAnswer) -> None:
         connection = self.connection
         host.open_table(
             name,
@@ -302,7 +311,7 @@ class PostgresAdapter:
             lambda error: host.fail(error, f"Table {name}"),
         )
 
-    def _answering(self, answer: Answer) -> Callable[[PostgresQuery | None], None]:
+    def _answering(self, answer: PgAnswer) -> Callable[[PostgresQuery | None], None]:
         def done(query: PostgresQuery | None) -> None:
             if query is not None:
                 answer(NewStack(query))
@@ -314,14 +323,14 @@ class PostgresAdapter:
         host: Host,
         table: PgTable,
         current: PostgresQuery | None,
-        answer: Answer,
+        answer: PgAnswer,
         note: str = "",
     ) -> None:
         from dynotui.ui.postgres.query_screen import PgQueryScreen
 
         host.ask(PgQueryScreen(table, current, note), self._answering(answer))
 
-    def _current(self, shown: Shown) -> PostgresQuery | None:
+    def _current(self, shown: PgShown) -> PostgresQuery | None:
         for query in shown.queries:
             if isinstance(query, PostgresQuery):
                 return query

@@ -8,12 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dynotui.core.page import Page
 from dynotui.core.text import visible
 from dynotui.postgres.codegen import LANGUAGES, generate_pg
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.schema import PgOrder, PgTable
-from dynotui.postgres.source import PgSource
+from dynotui.postgres.source import PgBoundary, PgPage, PgRow, PgSource
 from dynotui.postgres.sql import Mode, PgQuery, param_text
 from dynotui.ui.query import Clock, CodeTab
 
@@ -23,8 +22,8 @@ NULL = "∅ null"
 EMPTY = "''"  # an empty string, which is a value: not NULL, and not nothing
 
 
-Row = dict[str, str | None]  # a row as PostgreSQL's own text, NULL as None
-Boundary = list[str | None] | int | None  # keyset: sort values; OFFSET: rows to skip
+Row = PgRow  # a row as PostgreSQL's own text, NULL as None
+Boundary = PgBoundary | None  # keyset: sort values; OFFSET: rows to skip; None: the start
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class PostgresQuery:
             parts.append("columns " + ", ".join(query.projection))
         return visible(" · ".join(parts))
 
-    def notes(self, page: Page[Any]) -> list[str]:
+    def notes(self, page: PgPage) -> list[str]:
         return []
 
     def conditions(self) -> frozenset[str]:
@@ -168,7 +167,7 @@ class PostgresQuery:
 
     # -- code -----------------------------------------------------------------------------
 
-    def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
+    def code(self, page: PgPage, target: object) -> dict[str, CodeTab]:
         uri = target if isinstance(target, str) else None
         return {
             language: CodeTab(

@@ -18,7 +18,7 @@ failure stays in the status line, with what failed and when, until a read succee
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
@@ -617,7 +617,7 @@ class PagerView(Horizontal):
         state = self.state
         if state is None or state.pager.current is None or not state.pager.current.items:
             return None
-        items = state.pager.current.items
+        items: Sequence[Item] = state.pager.current.items
         return items[min(max(self.results.cursor_row, 0), len(items) - 1)]
 
     @on(Grid.RowSelected)
