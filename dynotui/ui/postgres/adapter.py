@@ -190,11 +190,11 @@ class PostgresAdapter:
         connection = self.connection
         host.say(f"Reconnecting to {self._label}…", title="Connection")
 
-        def reopened(_: object) -> None:
-            host.connection_changed()
-            host.say("Connected again; the stacks are kept. R retries a failed move.")
-
-        host.call(connection.reopen, reopened, lambda error: host.fail(error, "Connection"))
+        host.call(
+            connection.reopen,  # the same session object: every stack reads through it still
+            lambda _: host.say("Connected again; the stacks are kept. R retries a failed move."),
+            lambda error: host.fail(error, "Connection"),
+        )
 
     def refused(self, host: Host, query: PgQueryShown, error: InputError, answer: PgAnswer) -> None:
         from dynotui.ui.postgres.query_screen import PgQueryScreen

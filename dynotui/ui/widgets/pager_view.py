@@ -8,11 +8,14 @@ grid, the stack and the query line always agree; a query that fails changes noth
 What the view is doing (idle, opening a table, reading, walking to a distant page,
 failed) is a ``ReadMachine`` (``core/read_state.py``, no Textual in it); after each of its
 moves its status is put in the ``read_status`` reactive, whose watcher redraws the status
-line, as the ``page`` reactive's does when a page is shown. Reads run in daemon threads
-(``background``) and come back as one message with a ``Done`` or ``Failed`` outcome.
-Presses of ``n`` while a page is read add up to a goal page, read in order; any other move
-or Esc cancels the rest. A superseded read makes no further call, and its cost counts. A
-failure stays in the status line, with what failed and when, until a read succeeds.
+line, as the ``page`` reactive's does when a page is shown; the ``spent`` reactive's
+watcher redraws the sidebar and the strip when the figures they show change.
+
+Reads run in daemon threads (``background``) and come back as one message with a
+``Done`` or ``Failed`` outcome. Presses of ``n`` while a page is read add up to a goal
+page, read in order; any other move or Esc cancels the rest. A superseded read makes no
+further call, and its cost counts. A failure stays in the status line, with what failed
+and when, until a read succeeds.
 """
 
 from __future__ import annotations
@@ -105,6 +108,7 @@ class PagerView(Horizontal):
 
     read_status: reactive[ReadStatus[_Read]] = reactive(ReadStatus, always_update=True, init=False)
     page: reactive[Page[Any] | None] = reactive(None, always_update=True, init=False)
+    spent: reactive[int] = reactive(0, always_update=True, init=False)  # figures changed
 
     class ReadReported(Message):
         def __init__(self, read_id: int, outcome: Outcome[Page[Any]]) -> None:
@@ -187,6 +191,11 @@ class PagerView(Horizontal):
 
     def watch_page(self, page: Page[Any] | None) -> None:
         self._draw_status()
+
+    def watch_spent(self) -> None:
+        """The figures the sidebar and the strip show changed: both are drawn again."""
+        if self.state is not None and self.is_attached:  # its screen may have closed since
+            self._draw_costs(self.state)
 
     # -- new queries --------------------------------------------------------------------------
 
@@ -399,7 +408,7 @@ class PagerView(Horizontal):
             return
         state.pager.abandon(cost)
         if state is self.state:
-            self._draw_costs(state)
+            self.spent += 1
         self.events.costs_changed()
 
     @on(ReadReported)
@@ -527,8 +536,7 @@ class PagerView(Horizontal):
 
     def _draw_due_costs(self) -> None:
         self._costs_due = False
-        if self.state is not None and self.is_attached:  # its screen may have closed since
-            self._draw_costs(self.state)
+        self.spent += 1
 
     def redraw_columns(self, to_content: bool = False) -> None:
         """After the column picker (or a fit): the same rows in the new columns."""
@@ -549,8 +557,7 @@ class PagerView(Horizontal):
 
     def refresh_costs(self) -> None:
         """Redraw the sidebar: another view's reads may have changed what the advisor knows."""
-        if self.state is not None:
-            self._draw_costs(self.state)
+        self.spent += 1
 
     def _draw_costs(self, state: ViewState) -> None:
         pager = state.pager
