@@ -10,6 +10,7 @@ from typing import Any, TextIO
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.pages_cmd import add_query_options, spec_from_args
+from dynotui.cli.table_export_options import add_export_options, refuse_export_flags, run_count
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError
 from dynotui.dynamodb.count import MAX_SEGMENTS, CountProgress, count, forecast
@@ -52,6 +53,7 @@ def register(sub: Any, help_text: str) -> None:
         help="one JSON line per call on stderr (without it, a terminal gets one live line "
         "of progress and anything else gets none)",
     )
+    add_export_options(parser, counting=True)
     add_connection_options(parser)
     parser.set_defaults(run=run)
 
@@ -66,6 +68,9 @@ def progress_line(step: CountProgress, total: int | None) -> str:
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if args.from_export is not None:
+        return run_count(args, out)
+    refuse_export_flags(args)
     if args.max_calls is not None and args.max_calls < 1:
         raise InputError("--max-calls must be 1 or more")
     spec = spec_from_args(args)

@@ -11,6 +11,7 @@ import os
 import sys
 from typing import Any
 
+from dynotui.cli.demo_export import add_export_option, write_demo_export
 from dynotui.cli.local_cmd import home_with_progress, start_with_progress, watch
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.price_options import prices_from_args
@@ -59,6 +60,7 @@ def register(sub: Any, help_text: str) -> None:
     parser.add_argument(
         "--reseed", action="store_true", help="rebuild the cached demo database from scratch"
     )
+    add_export_option(parser)
     add_connection_options(
         parser,
         endpoint_help="a DynamoDB Local on this machine to seed and use, e.g. "
@@ -158,6 +160,8 @@ def _show(
     options: ConnectionOptions,
     server: DynamoDBLocal | None = None,
 ) -> int:
+    if args.export is not None:
+        return write_demo_export(client, options, TABLE, args.export)
     if not args.no_tui and not args.serve:
         form = QueryForm(partition_value=BIG_CUSTOMER)
         return open_app(

@@ -23,6 +23,8 @@ from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options, prices_from_args
 from dynotui.cli.segmented_pages import add_segments_option, check_flags, run_segmented
 from dynotui.cli.summary import summary_json
+from dynotui.cli.table_export_options import add_export_options, refuse_export_flags
+from dynotui.cli.table_export_options import run_pages as run_export_pages
 from dynotui.core import json_input
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner, check_max_age
 from dynotui.core.cursor_secret import lazy_signer
@@ -163,6 +165,7 @@ def register(sub: Any, help_text: str) -> None:
     add_paging_options(parser)
     add_format_option(parser)
     add_segments_option(parser.add_argument_group("parallel Scan"))
+    add_export_options(parser)
     add_price_options(parser)
     add_postgres_options(parser)
     add_connection_options(parser)
@@ -449,6 +452,9 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     check_format(args, out)
+    if args.from_export is not None:
+        return run_export_pages(args, out)
+    refuse_export_flags(args)
     if args.segments != 1:
         check_flags(args)
     if getattr(args, "postgres", None) is not None:

@@ -24,6 +24,8 @@ from dynotui.cli.pages_cmd import (
 from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options, prices_from_args
 from dynotui.cli.summary import summary_json
+from dynotui.cli.table_export_options import add_export_options, refuse_export_flags
+from dynotui.cli.table_export_options import run_report as run_export_report
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.errors import InputError
 from dynotui.core.ledger import SessionLedger
@@ -90,6 +92,7 @@ def register(sub: Any, help_text: str) -> None:
     compare.add_argument("--compare-mode", choices=("raw", "fill", "keyset", "offset"))
     add_price_options(parser)
     add_postgres_options(parser)
+    add_export_options(parser, counting=True)
     add_connection_options(parser)
     parser.set_defaults(run=run)
 
@@ -291,6 +294,9 @@ def run_postgres(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if args.from_export is not None:
+        return run_export_report(args, out)
+    refuse_export_flags(args)
     html_path, markdown_path = output_paths(args.output)
     if args.code_page is not None and args.code_page < 1:
         raise InputError("--code-page must be 1 or more")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dynotui.report import sections
 from dynotui.report.charts import capacity_chart, waste_chart
 from dynotui.report.escape import esc, esc_block
-from dynotui.report.model import Estimated, Report, Side, comparison
+from dynotui.report.model import Estimated, Report, Side, TableSection, comparison
 
 POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
@@ -127,6 +127,15 @@ def _what_if(estimated: Estimated) -> str:
     )
 
 
+def _table_section(section: TableSection) -> str:
+    head = "".join(f"<th>{esc(name)}</th>" for name in section.header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>" for row in section.rows
+    )
+    notes = "".join(f'<p class="note">{esc(note)}</p>' for note in section.notes)
+    return f"<h2>{esc(section.title)}</h2><table><tr>{head}</tr>{body}</table>{notes}"
+
+
 def render_html(report: Report) -> str:
     sides = report.sides
     out = [
@@ -157,6 +166,7 @@ def render_html(report: Report) -> str:
         )
     if report.what_if is not None:
         out.append(_what_if(report.what_if))
+    out += [_table_section(section) for section in report.tables]
     out.append(
         _per_side(
             report,

@@ -102,6 +102,9 @@ def render_markdown(report: Report) -> str:
         ]
     if report.what_if is not None:
         out += _what_if(report.what_if)
+    for section in report.tables:
+        out += [f"## {md(section.title)}", _table(section.header, section.rows)]
+        out += [md(note) for note in section.notes]
     if report.session is not None:
         out += [
             "## This session",

@@ -121,6 +121,17 @@ class Estimated:
 
 
 @dataclass(frozen=True, slots=True)
+class TableSection:
+    """A table of figures beside the pages (an export's partition sizes): plain text
+    cells, numbers already worded."""
+
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     title: str
     made_at: datetime
@@ -130,6 +141,7 @@ class Report:
     session: SessionFigures | None = None  # the app's ledger, when made from the app
     notes: tuple[str, ...] = field(default_factory=tuple)
     what_if: Estimated | None = None
+    tables: tuple[TableSection, ...] = ()
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.sides) <= 2:

@@ -1,0 +1,182 @@
+"""DuckDB, set up to read a table export and nothing else: no extension fetched at run
+time, S3 through the httpfs extension shipped as a Python package, credentials from the
+chain boto3 uses, handed over as a secret.
+
+DuckDB would install and load extensions from the network on first use; here both are
+off, and httpfs is loaded from the ``duckdb-ext-httpfs`` package's own folder (its
+version is pinned to DuckDB's). JSON is built into DuckDB's Python package. Spill files
+go to a private temporary folder, not the current directory.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+from dynotui.core.errors import InputError, ServiceError
+
+# Order-preserving text for a DynamoDB number (N): exact, 38 significant digits, any
+# exponent DynamoDB allows, never a double. 0.DIGITS x 10^E becomes: a sign class ('0'
+# negative, '1' zero, '2' positive), E biased to four digits (complemented for
+# negatives), the digits padded to 40 (nines' complement for negatives). Equal numbers
+# have equal keys ("1.0" and "1E0"); text that is no number has none (NULL).
+NUMBER_KEY_MACRO = r"""
+CREATE OR REPLACE TEMP MACRO dyn_nkey_z(negative, d, e) AS (
+    CASE
+        WHEN d = '' THEN '1'
+        WHEN length(d) > 38 OR e NOT BETWEEN -3999 AND 3999 THEN NULL
+        WHEN negative THEN '0' || CAST(4999 - e AS VARCHAR)
+            || translate(rpad(d, 40, '0'), '0123456789', '9876543210')
+        ELSE '2' || CAST(5000 + e AS VARCHAR) || rpad(d, 40, '0')
+    END
+);
+CREATE OR REPLACE TEMP MACRO dyn_nkey_d(negative, digits, shift) AS (
+    dyn_nkey_z(
+        negative,
+        rtrim(ltrim(digits, '0'), '0'),
+        shift - (length(digits) - length(ltrim(digits, '0'))))
+);
+CREATE OR REPLACE TEMP MACRO dyn_nkey(t) AS (
+    CASE WHEN regexp_full_match(t, '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]{1,6})?')
+    THEN dyn_nkey_d(
+        starts_with(t, '-'),
+        replace(regexp_extract(t, '^[+-]?([0-9.]*)', 1), '.', ''),
+        length(regexp_extract(t, '^[+-]?([0-9]*)', 1))
+            + coalesce(
+                TRY_CAST(nullif(regexp_extract(t, '[eE]([+-]?[0-9]+)$', 1), '') AS INTEGER), 0))
+    END
+);
+"""
+
+SETTINGS: Mapping[str, Any] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "allow_community_extensions": False,
+    "allow_unsigned_extensions": False,
+    "default_collation": "",  # strings compare by their UTF-8 bytes, as DynamoDB's do
+}
+
+
+def extension_directory() -> str | None:
+    """Where the ``duckdb-ext-*`` packages put their extension files (None: not installed)."""
+    found = importlib.util.find_spec("duckdb_ext")
+    paths = list(found.submodule_search_locations or []) if found is not None else []
+    return os.path.join(paths[0], "extensions") if paths else None
+
+
+@dataclass(frozen=True)
+class S3Access:
+    """How DuckDB reaches S3: the endpoint and credentials boto3 would use."""
+
+    region: str
+    key_id: str | None
+    secret: str | None
+    session_token: str | None
+    endpoint: str | None  # host[:port], no scheme (None: AWS's own)
+    use_ssl: bool
+
+    def secret_parameters(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"region": self.region, "use_ssl": self.use_ssl}
+        if self.key_id is not None:
+            found.update(key_id=self.key_id, secret=self.secret or "")
+        if self.session_token:
+            found["session_token"] = self.session_token
+        if self.endpoint:
+            found.update(endpoint=self.endpoint, url_style="path")
+        return found
+
+
+def s3_endpoint(env: Mapping[str, str] | None = None) -> str | None:
+    env = os.environ if env is None else env
+    return env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or None
+
+
+def resolve_s3_access(
+    profile: str | None = None, region: str | None = None, env: Mapping[str, str] | None = None
+) -> S3Access:
+    """The endpoint from AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL), credentials and
+    region from botocore's own chain (profile, variables, SSO, process, metadata)."""
+    import botocore.session
+    from botocore.exceptions import BotoCoreError
+
+    endpoint_url = s3_endpoint(env)
+    endpoint, use_ssl = None, True
+    if endpoint_url:
+        parsed = urlparse(endpoint_url)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise InputError(
+                f"the S3 endpoint {endpoint_url!r} is not a URL: give one like "
+                "http://127.0.0.1:5000"
+            )
+        endpoint = parsed.netloc
+        use_ssl = parsed.scheme == "https"
+    try:
+        session = botocore.session.Session(profile=profile)
+        credentials = session.get_credentials()
+        frozen = credentials.get_frozen_credentials() if credentials is not None else None
+        found_region = region or session.get_config_variable("region") or "us-east-1"
+    except BotoCoreError as exc:
+        raise ServiceError(f"cannot resolve AWS credentials for S3: {exc}") from exc
+    return S3Access(
+        region=found_region,
+        key_id=frozen.access_key if frozen else None,
+        secret=frozen.secret_key if frozen else None,
+        session_token=frozen.token if frozen else None,
+        endpoint=endpoint,
+        use_ssl=use_ssl,
+    )
+
+
+class Engine:
+    """One DuckDB connection, in memory, with the number-key macros; S3 on demand."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        import duckdb
+
+        self._spill = tempfile.mkdtemp(prefix="dynotui-duckdb-")
+        config: dict[str, Any] = {**SETTINGS, "temp_directory": self._spill}
+        directory = extension_directory()
+        if directory is not None:
+            config["extension_directory"] = directory
+        if threads is not None:
+            config["threads"] = threads
+        self.connection = duckdb.connect(config=config)
+        self.connection.execute(NUMBER_KEY_MACRO)
+        self._s3 = False
+
+    def use_s3(self, access: S3Access) -> None:
+        if self._s3:
+            return
+        try:
+            self.connection.execute("LOAD httpfs")
+        except Exception as exc:
+            raise InputError(
+                "reading an export on S3 needs DuckDB's httpfs extension from the "
+                "duckdb-ext-httpfs package, at DuckDB's own version: reinstall dynotui "
+                f"({type(exc).__name__}: {exc})"
+            ) from None
+        parameters = access.secret_parameters()
+        names = ", ".join(f"{name} ${name}" for name in parameters)
+        self.connection.execute(
+            f"CREATE OR REPLACE SECRET dynotui_s3 (TYPE s3, {names})", parameters
+        )
+        self._s3 = True
+
+    def execute(self, sql: str, parameters: Any = None) -> Any:
+        return self.connection.execute(sql, parameters)
+
+    def close(self) -> None:
+        self.connection.close()
+        shutil.rmtree(self._spill, ignore_errors=True)
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

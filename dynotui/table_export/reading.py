@@ -1,0 +1,127 @@
+"""An export opened for reading: its manifests checked, its data files as one DuckDB
+relation of lines (``doc``), and how many bytes reading them costs."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from dynotui.core.errors import InputError, ServiceError
+from dynotui.table_export.engine import Engine, resolve_s3_access
+from dynotui.table_export.manifest import (
+    MAX_MANIFEST_BYTES,
+    Export,
+    Location,
+    parse_location,
+    read_export,
+    read_local,
+)
+from dynotui.table_export.predicate import REFUSAL
+
+# Every line of every data file, as JSON. The file list is a bound parameter.
+LINES = "(SELECT json AS doc FROM read_ndjson_objects($files, compression = 'gzip'))"
+ITEM = "json_type(doc, '/Item') = 'OBJECT'"
+
+
+def duckdb_error(exc: BaseException, what: str) -> Exception:
+    """DuckDB's failure as one of dynotui's: the export's fault (exit 2: not there, not
+    DynamoDB JSON) or the service's (exit 1: access, the network)."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    refused = text.find(REFUSAL)
+    if refused >= 0:  # a refusal the predicate raises for the row that needs it
+        return InputError(text[refused:])
+    if type(exc).__name__ == "HTTPException":
+        status = re.search(r": ([1-5][0-9][0-9]) \(", text)
+        code = status.group(1) if status else None
+        if code == "404":
+            return InputError(f"{what} is not there ({text})")
+        if code in ("401", "403"):
+            return ServiceError(f"access to {what} was denied ({text})")
+        return ServiceError(f"cannot read {what}: {text}")
+    if type(exc).__name__ == "IOException":
+        return InputError(f"cannot read {what}: {text}")
+    return InputError(f"{what} cannot be read as DynamoDB JSON lines: {text}")
+
+
+class OpenExport:
+    """An export's manifests read and checked; DuckDB ready to read its data."""
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        profile: str | None = None,
+        region: str | None = None,
+        engine: Engine | None = None,
+    ) -> None:
+        self.location: Location = parse_location(text)
+        self.engine = engine or Engine()
+        if self.location.s3:
+            self.engine.use_s3(resolve_s3_access(profile, region))
+        self.export: Export = read_export(self.location, self._read)
+        if not self.location.s3:
+            missing = [f.url for f in self.export.files if not os.path.isfile(f.url)]
+            if missing:
+                raise InputError(
+                    f"the export lists {len(missing)} data file(s) that are not there, e.g. "
+                    f"{missing[0]}: an incomplete copy"
+                )
+
+    def _read(self, url: str) -> str:
+        if not self.location.s3:
+            return read_local(url)
+        try:
+            row = self.engine.execute(
+                "SELECT content, size FROM read_text($url)", {"url": url}
+            ).fetchone()
+        except Exception as exc:
+            raise duckdb_error(exc, url) from None
+        if row is None:  # pragma: no cover - read_text gives one row per file
+            raise InputError(f"the export has no {url}")
+        content, size = row
+        if size is not None and size > MAX_MANIFEST_BYTES:
+            raise InputError(f"{url} is larger than a manifest can be")
+        return str(content)
+
+    def parameters(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        return {**(extra or {}), "files": self.export.urls}
+
+    def data_bytes(self) -> int:
+        """What reading every data file reads: their sizes as stored (gzip)."""
+        if not self.export.files:
+            return 0
+        if not self.location.s3:
+            return sum(os.path.getsize(url) for url in self.export.urls)
+        try:
+            row = self.engine.execute(
+                "SELECT sum(size) FROM read_blob($files)", {"files": self.export.urls}
+            ).fetchone()
+        except Exception as exc:
+            raise duckdb_error(exc, "the export's data files") from None
+        return int(row[0] or 0) if row else 0
+
+    def query(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
+        """``sql`` over the export's lines (``LINES``); empty when it has no data file."""
+        try:
+            return list(self.engine.execute(sql, self.parameters(parameters)).fetchall())
+        except Exception as exc:
+            raise duckdb_error(exc, "the export's data") from None
+
+    def check_lines(self, lines: int, items: int) -> None:
+        """Every row or a refusal: the data must hold what the manifests list."""
+        listed = self.export.item_count
+        if lines != listed or items != lines:
+            raise InputError(
+                f"the export's data files hold {lines:,} lines ({items:,} of them items), "
+                f"its manifests list {listed:,} items: an incomplete or altered export"
+            )
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __enter__(self) -> OpenExport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

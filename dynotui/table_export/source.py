@@ -1,0 +1,266 @@
+"""An export as a paging source: a Query (or Scan) of the export, in the key order of the
+table or an index, both directions, with the pager's cursors and stack.
+
+The first page reads the export once (every line, checked against the manifests) and
+keeps the matching items with their keys in comparable form, in DuckDB: numbers as exact
+keys (``dyn_nkey``), strings by UTF-8 bytes, binary as unsigned bytes. Each page after is
+a keyset seek in that: the keys after the last item shown, in order, page size + 1 (the
+extra one proves a next page). A page's boundary is a DynamoDB-shaped key (index keys,
+then table keys), as ExclusiveStartKey would be, so tokens and start keys read alike.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dynotui.core.advisor import NoAdvice
+from dynotui.core.cancel import CancelToken
+from dynotui.core.errors import InputError
+from dynotui.core.page import EndedBy, HasNext, Page
+from dynotui.dynamodb.condition import canonical
+from dynotui.dynamodb.dynamo_json import Item, from_wire, to_wire
+from dynotui.dynamodb.schema import TableSchema
+from dynotui.dynamodb.source import start_key_from_json
+from dynotui.dynamodb.spec import QuerySpec
+from dynotui.table_export.predicate import Params, pointer
+from dynotui.table_export.query import where
+from dynotui.table_export.reading import ITEM, LINES, OpenExport
+
+_tables = iter(range(1, 1 << 62))
+_tables_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class ExportCost:
+    """What a page of an export cost: no read units; the export's items and bytes read
+    for it (the first page reads the whole export; later pages read none of it)."""
+
+    read: int | None = 0
+    matched: int = 0
+    bytes_read: int = 0
+    latency_ms: float = 0.0
+    requests: int = 0  # no call to DynamoDB
+    retries: int = 0
+
+    unit = "RCU"
+
+    @property
+    def headline(self) -> float | None:
+        return 0.0
+
+    @property
+    def server_ms(self) -> float | None:
+        return None
+
+    def fields(self) -> list[tuple[str, str]]:
+        return [("Read units", "0 (an export)"), ("Bytes read", f"{self.bytes_read:,}")]
+
+    def warnings(self) -> list[str]:
+        return []
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "read_units": 0,
+            "bytes_read": self.bytes_read,
+            "count": self.matched,
+            "scanned_count": self.read,
+            "latency_ms": round(self.latency_ms, 3),
+        }
+
+    def __add__(self, other: ExportCost) -> ExportCost:
+        return ExportCost(
+            (self.read or 0) + (other.read or 0),
+            self.matched + other.matched,
+            self.bytes_read + other.bytes_read,
+            self.latency_ms + other.latency_ms,
+        )
+
+
+def _comparable(kind: str, value: str) -> str:
+    """SQL turning a key's text (bound or extracted) into its DynamoDB order."""
+    if kind == "N":
+        return f"dyn_nkey({value})"
+    if kind == "B":
+        return f"from_base64({value})"
+    return value
+
+
+class ExportSource:
+    """One Query or Scan of one export, validated against the key schema."""
+
+    def __init__(
+        self,
+        opened: OpenExport,
+        spec: QuerySpec,
+        schema: TableSchema,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        params = Params()
+        self.predicate = where(spec, schema, params)
+        self.params = params
+        self.opened = opened
+        self.spec = spec
+        self.schema = schema
+        self.clock = clock
+        self.order = schema.order(spec.index)
+        self.key_names = schema.cursor_key_names(spec.index)
+        self.key_types = [schema.attribute_type(name) or "S" for name in self.key_names]
+        self.table: str | None = None
+        self._lock = threading.Lock()
+        self.projected = self._projected()
+
+    def _projected(self) -> Callable[[str], bool]:
+        wanted = set(self.spec.projected_names())
+        if self.spec.projection and any(
+            ch in p for p in self.spec.projection.split(",") for ch in ".["
+        ):
+            raise InputError(
+                "an export's pages project top-level attributes: drop the nested paths from "
+                "--projection-expression"
+            )
+        keys = self.schema.table_key_names
+        order = self.order
+        if order.kind == "gsi":
+            holds: Callable[[str], bool] = lambda name: order.projects(name, keys)  # noqa: E731
+        else:
+            holds = lambda name: True  # noqa: E731
+        if not wanted:
+            return holds
+        wanted.update(self.key_names)
+        return lambda name: name in wanted and holds(name)
+
+    # -- the protocol ---------------------------------------------------------------------
+
+    def scope(self) -> str:
+        return canonical(
+            {
+                "source": "export",
+                "export": self.opened.export.export_arn,
+                "query": json.loads(self.spec.scope()),
+            }
+        )
+
+    def key_to_json(self, key: Any) -> Any:
+        return to_wire(key)
+
+    def key_from_json(self, data: Any) -> Any:
+        return start_key_from_json(data, self.schema, self.spec.index)
+
+    def advisor(self) -> NoAdvice:
+        return NoAdvice()
+
+    def with_client(self, client: Any) -> ExportSource:
+        return self  # an export is read with DuckDB, not through a DynamoDB client
+
+    def read_page(
+        self, start_key: Any, number: int, *, selectivity: float | None, cancel: CancelToken
+    ) -> Page[ExportCost]:
+        cancel.check()
+        began = self.clock()
+        read, bytes_read = self._materialize()
+        cancel.check(ExportCost(read, 0, bytes_read, (self.clock() - began) * 1000))
+        rows = self._seek(start_key)
+        items = [self._item(doc) for (doc,) in rows]
+        size = self.spec.page_size
+        shown = items[:size]
+        more = len(items) > size
+        next_key = {n: shown[-1][n] for n in self.key_names} if more else None
+        cost = ExportCost(read, len(shown), bytes_read, (self.clock() - began) * 1000)
+        return Page(
+            number=number,
+            mode="export",
+            start_key=start_key,
+            items=shown,
+            shown=len(shown),
+            next_start_key=next_key,
+            has_next=HasNext.YES if more else HasNext.NO,
+            ended_by=EndedBy.PAGE_SIZE if more else EndedBy.END,
+            cost=cost,
+            extra={
+                "export_time": self.opened.export.export_time.isoformat(),
+                "bytes_read": bytes_read,
+            },
+        )
+
+    # -- reading --------------------------------------------------------------------------
+
+    def _key_sql(self, params: Params) -> list[str]:
+        return [
+            _comparable(
+                kind, f"json_extract_string(doc, {params.bind(pointer([name]) + '/' + kind)})"
+            )
+            for name, kind in zip(self.key_names, self.key_types, strict=True)
+        ]
+
+    def _materialize(self) -> tuple[int, int]:
+        """Read the export once: (items read, bytes read) the first time, (0, 0) after."""
+        with self._lock:
+            if self.table is not None:
+                return 0, 0
+            with _tables_lock:
+                name = f"export_query_{next(_tables)}"
+            keys = self._key_sql(self.params)
+            columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
+            if self.opened.export.files:
+                self.opened.query(
+                    f"CREATE TEMP TABLE {name} AS SELECT {ITEM} AS is_item, "
+                    f"coalesce({ITEM} AND {self.predicate}, false) AS keep, {columns}, "
+                    f"doc FROM {LINES}",
+                    self.params.values,
+                )
+                counts = self.opened.engine.execute(
+                    f"SELECT count(*), count(*) FILTER (WHERE is_item) FROM {name}"
+                ).fetchone()
+                assert counts is not None
+                lines, items = int(counts[0]), int(counts[1])
+                self.opened.engine.execute(f"DELETE FROM {name} WHERE NOT keep")
+            else:
+                self.opened.engine.execute(
+                    f"CREATE TEMP TABLE {name} (is_item BOOLEAN, keep BOOLEAN, "
+                    + ", ".join(f"k{i} VARCHAR" for i in range(len(keys)))
+                    + ", doc JSON)"
+                )
+                lines = items = 0
+            self.opened.check_lines(lines, items)
+            self.table = name
+            return items, self.opened.data_bytes()
+
+    def _seek(self, start_key: Item | None) -> list[Any]:
+        forward = self.spec.forward or self.spec.scan
+        direction = "ASC" if forward else "DESC"
+        beyond = ">" if forward else "<"
+        params = Params()
+        condition = "true"
+        if start_key is not None:
+            bounds = []
+            for name, kind in zip(self.key_names, self.key_types, strict=True):
+                if name not in start_key:
+                    raise InputError(f"the start key lacks {name!r}, a key of this order")
+                value = start_key[name]
+                text = base64.b64encode(bytes(value["B"])).decode() if kind == "B" else value[kind]
+                bounds.append(_comparable(kind, params.bind(text)))
+            ors = []
+            for i, bound in enumerate(bounds):
+                equal = [f"k{j} = {bounds[j]}" for j in range(i)]
+                ors.append("(" + " AND ".join([*equal, f"k{i} {beyond} {bound}"]) + ")")
+            condition = "(" + " OR ".join(ors) + ")"
+        ordering = ", ".join(f"k{i} {direction}" for i in range(len(self.key_names)))
+        sql = (
+            f"SELECT CAST(doc AS VARCHAR) FROM {self.table} WHERE {condition} "
+            f"ORDER BY {ordering} LIMIT {int(self.spec.page_size) + 1}"
+        )
+        return list(self.opened.engine.execute(sql, params.values or None).fetchall())
+
+    def _item(self, doc: str) -> Item:
+        try:
+            line = json.loads(doc)
+            item = from_wire(line["Item"], "an item of the export")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"an item of the export is not DynamoDB JSON: {exc}") from None
+        return {name: value for name, value in item.items() if self.projected(name)}
