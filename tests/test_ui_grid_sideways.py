@@ -95,7 +95,7 @@ async def test_no_number_is_cut_at_the_edge_beside_a_wide_sort_key(
     app = make_app(client, QueryForm(partition_value="p"), table=wide_key_table)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        grid = app.main_view.grid
+        grid = app.main_view.results
         grid.focus()
         labels = grid.labels
         seen: set[str] = set()

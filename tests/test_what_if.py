@@ -11,6 +11,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +69,20 @@ def _query_all(client: Any, table: str, name: str, value: dict[str, Any]) -> lis
         params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
+def _wait_for_active_index(client: Any, table: str, index_name: str) -> None:
+    for _ in range(600):
+        described = client.describe_table(TableName=table)["Table"]
+        statuses = [
+            i.get("IndexStatus")
+            for i in described.get("GlobalSecondaryIndexes", [])
+            if i["IndexName"] == index_name
+        ]
+        if statuses == ["ACTIVE"]:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"index {index_name} on {table} never became ACTIVE")
+
+
 def build_real_index(
     client: Any, estimate: Estimate, asked: QuerySpec, copy: str, items: list[dict]
 ) -> Truth:
@@ -105,16 +120,24 @@ def build_real_index(
         created[0]["Projection"] == params["GlobalSecondaryIndexUpdates"][0]["Create"]["Projection"]
     )
     # Written as they are (low-level values), 25 a batch, the GSI's units summed.
+    # The index must be ACTIVE first: DynamoDB Local hands a batch back unprocessed (0 units)
+    # while it still backfills. What comes back unprocessed is sent again, as the SDK's docs
+    # say to; only processed writes report units, so the sum stays the index's cost.
+    _wait_for_active_index(client, copy, estimate.index.index_name)
     index_units = 0.0
     for start in range(0, len(items), 25):
-        batch = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
-        response = client.batch_write_item(
-            RequestItems={copy: batch}, ReturnConsumedCapacity="INDEXES"
-        )
-        assert not response.get("UnprocessedItems")
-        for consumed in response["ConsumedCapacity"]:
-            gsis = consumed.get("GlobalSecondaryIndexes", {})
-            index_units += gsis.get(estimate.index.index_name, {}).get("CapacityUnits", 0.0)
+        pending = {copy: [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]}
+        for _attempt in range(50):
+            response = client.batch_write_item(
+                RequestItems=pending, ReturnConsumedCapacity="INDEXES"
+            )
+            for consumed in response["ConsumedCapacity"]:
+                gsis = consumed.get("GlobalSecondaryIndexes", {})
+                index_units += gsis.get(estimate.index.index_name, {}).get("CapacityUnits", 0.0)
+            pending = response.get("UnprocessedItems") or {}
+            if not pending:
+                break
+        assert not pending, "DynamoDB Local kept a batch unprocessed 50 times"
     schema = describe_table(client, copy)
     in_index = schema.order(estimate.index.index_name).item_count
     request = estimate.query_request

@@ -9,7 +9,8 @@ from typing import Any, TextIO
 
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
-from dynotui.cli.pages_cmd import add_query_options, spec_from_args
+from dynotui.cli.page_lines import spec_from_args
+from dynotui.cli.pages_cmd import add_query_options
 from dynotui.cli.table_export_options import add_export_options, refuse_export_flags, run_count
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError

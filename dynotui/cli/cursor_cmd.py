@@ -11,7 +11,8 @@ from typing import Any
 
 from dynotui.cli.options import HelpFormatter
 from dynotui.cli.output import write_line
-from dynotui.cli.pages_cmd import add_query_options, spec_from_args
+from dynotui.cli.page_lines import spec_from_args
+from dynotui.cli.pages_cmd import add_query_options
 from dynotui.core.cursor import DEFAULT_MAX_AGE, check_max_age, decode
 from dynotui.core.cursor_secret import default_signer
 from dynotui.core.errors import InputError

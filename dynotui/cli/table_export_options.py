@@ -182,7 +182,7 @@ def partitions_table(found: Any) -> str:
 
 
 def run_count(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    from dynotui.cli.pages_cmd import spec_from_args
+    from dynotui.cli.page_lines import spec_from_args
     from dynotui.table_export.count import count_export, partition_sizes
 
     given = [
@@ -271,7 +271,7 @@ def refuse_for_pages(args: argparse.Namespace) -> None:
 
 def export_source(args: argparse.Namespace, opened: Any) -> Any:
     """The Query or Scan the flags ask of the export, as a paging source."""
-    from dynotui.cli.pages_cmd import spec_from_args
+    from dynotui.cli.page_lines import spec_from_args
     from dynotui.table_export.source import ExportSource
 
     args.scan = args.scan or not args.key_condition_expression
@@ -284,7 +284,7 @@ def export_source(args: argparse.Namespace, opened: Any) -> Any:
 def run_pages(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     from dynotui.cli.export_options import dynamo_shape
     from dynotui.cli.foreign_options import starting_point
-    from dynotui.cli.pages_cmd import check_paging, page_through
+    from dynotui.cli.page_lines import check_paging, page_through
     from dynotui.core.refusals import CursorRefusals
 
     refuse_for_pages(args)
@@ -309,8 +309,8 @@ def run_pages(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 def run_report(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``dynotui report --from-export``: pages as ``pages --from-export`` reads them, the
     partition sizes with ``--partitions``, written as HTML and Markdown."""
-    from dynotui.cli.pages_cmd import check_paging
-    from dynotui.cli.report_cmd import limits, output_paths, read_pages, start_of
+    from dynotui.cli.page_lines import check_paging
+    from dynotui.cli.report_reading import limits, output_paths, read_pages, start_of
     from dynotui.cli.summary import summary_json
     from dynotui.core.ledger import SessionLedger
     from dynotui.core.pager import Pager

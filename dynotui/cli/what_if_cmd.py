@@ -14,7 +14,8 @@ from typing import Any, TextIO
 
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
-from dynotui.cli.pages_cmd import add_query_options, spec_from_args
+from dynotui.cli.page_lines import spec_from_args
+from dynotui.cli.pages_cmd import add_query_options
 from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options, prices_from_args
 from dynotui.core.errors import InputError
