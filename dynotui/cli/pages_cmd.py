@@ -34,7 +34,7 @@ from dynotui.core.refusals import CursorRefusals
 from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.dynamo_json import plain_item, to_wire
 from dynotui.dynamodb.foreign import DynamoForeign
-from dynotui.dynamodb.partiql import PartiQLSource, statement_from
+from dynotui.dynamodb.partiql import PartiQLSource, check_consistent_read, statement_from
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import (
@@ -211,6 +211,7 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
         args.statement, args.parameters, args.page_size, args.consistent_read
     )
     client = make_client(connection_options(args))
+    check_consistent_read(client, statement)
     source = PartiQLSource(client, statement)
     refusals = CursorRefusals()
     start = starting_point(

@@ -128,7 +128,7 @@ def dynamodb_pagers(
 ) -> list[Pager]:
     from dynotui.dynamodb.advice import Measurements
     from dynotui.dynamodb.connection import make_client
-    from dynotui.dynamodb.partiql import PartiQLSource, statement_from
+    from dynotui.dynamodb.partiql import PartiQLSource, check_consistent_read, statement_from
     from dynotui.dynamodb.schema import describe_table
     from dynotui.dynamodb.source import QuerySource
 
@@ -140,6 +140,7 @@ def dynamodb_pagers(
             args.statement, args.parameters, args.page_size, args.consistent_read
         )
         client = make_client(connection_options(args))
+        check_consistent_read(client, statement)
         source: Source = PartiQLSource(client, statement)
         return [Pager(source, start_key=start_of(source, args, signer, ledger), ledger=ledger)]
     if args.mode in ("keyset", "offset"):

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError, ReadCancelled
-from dynotui.dynamodb import fast_items
+from dynotui.dynamodb import fast_items, signin
 from dynotui.dynamodb.loopback import DIRECT, is_loopback_url
 from dynotui.version import package_version
 
@@ -87,6 +87,16 @@ def effective_endpoint(
         or env.get("AWS_ENDPOINT_URL")
         or None
     )
+
+
+def endpoint_source(options: ConnectionOptions, env: Mapping[str, str] | None = None) -> str:
+    """Where ``effective_endpoint`` found the endpoint, by the name a user set it under."""
+    env = os.environ if env is None else env
+    if options.endpoint_url:
+        return "--endpoint-url"
+    if env.get("AWS_ENDPOINT_URL_DYNAMODB"):
+        return "AWS_ENDPOINT_URL_DYNAMODB"
+    return "AWS_ENDPOINT_URL"
 
 
 def effective_region(
@@ -176,30 +186,30 @@ def make_client(options: ConnectionOptions) -> Any:
     _check_timeouts(options)
     endpoint = effective_endpoint(options)
     if endpoint:
-        check_endpoint(
-            endpoint, "--endpoint-url" if options.endpoint_url else "AWS_ENDPOINT_URL_DYNAMODB"
-        )
+        check_endpoint(endpoint, endpoint_source(options))
     local = is_loopback_url(endpoint)
     core = botocore.session.get_session()
-    if local:
-        # Credentials for a server on this machine never come from the network: the
-        # instance and container metadata endpoints are another host (through any proxy).
-        for provider in NETWORK_CREDENTIAL_PROVIDERS:
-            core.get_component("credential_provider").remove(provider)
     try:
         session = boto3.Session(botocore_session=core, profile_name=options.profile)
     except ProfileNotFound as exc:
         raise ConnectionSetupError(
             f"AWS profile '{options.profile}' is not in your AWS config: check --profile."
         ) from exc
+    if local:
+        # Credentials for a server on this machine never come from the network: the
+        # instance and container metadata endpoints are another host (through any proxy).
+        # The chain is made for the profile in force when first asked for: after it is set.
+        for provider in NETWORK_CREDENTIAL_PROVIDERS:
+            core.get_component("credential_provider").remove(provider)
     region = effective_region(options, session.region_name) or (LOCAL_REGION if local else None)
     if region is None:
         raise ConnectionSetupError(
             "no AWS region: pass --region, set AWS_REGION, or set one in your profile."
         )
     check_region(region, "--region" if options.region else "the region")
+    found = signin.credentials(session)  # a credential_process runs here
     # A server on this machine with no credentials configured: placeholders it accepts.
-    placeholders = local and session.get_credentials() is None
+    placeholders = local and found is None
     config = Config(
         retries={"mode": "standard", "total_max_attempts": options.max_attempts},
         connect_timeout=options.connect_timeout,
@@ -217,6 +227,8 @@ def make_client(options: ConnectionOptions) -> Any:
         aws_access_key_id=LOCAL_FALLBACK["aws_access_key_id"] if placeholders else None,
         aws_secret_access_key=LOCAL_FALLBACK["aws_secret_access_key"] if placeholders else None,
     )
+    if found is not None:
+        signin.check_before_requests(client, found, signin.profile_name(session))
     # Generated code must carry the same placeholders, or it fails where the app did not.
     setattr(client.meta, PLACEHOLDER_MARK, placeholders)
     install_cancel_hook(client)

@@ -25,7 +25,7 @@ from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.dynamo_json import AttributeValue, Item, from_wire, to_wire
 from dynotui.dynamodb.partiql_grammar import Select, parse_select
 from dynotui.dynamodb.reader import Clock, call
-from dynotui.dynamodb.schema import SortOrder, TableSchema
+from dynotui.dynamodb.schema import SortOrder, TableSchema, describe_table
 from dynotui.dynamodb.spec import PAGE_SIZE_MAX
 
 MAX_NEXT_TOKEN = 12_000
@@ -60,6 +60,19 @@ class Statement:
             )
         if not 1 <= self.page_size <= PAGE_SIZE_MAX:
             raise InputError(f"page size must be 1 to {PAGE_SIZE_MAX}, got {self.page_size}")
+
+    def check_consistency(self, schema: TableSchema) -> None:
+        """A strongly consistent read of a GSI is refused before it is sent, as a Query's
+        is (``schema`` is the table's after FROM)."""
+        table, index = self.target()
+        if not self.consistent_read or table != schema.name:
+            return
+        try:
+            refusal = schema.order(index).consistent_read_refusal()
+        except InputError:
+            return  # an index the table lacks: DynamoDB's own words say so
+        if refusal:
+            raise InputError(refusal)
 
     def target(self) -> tuple[str, str | None]:
         """The table (and index) after FROM."""
@@ -266,6 +279,14 @@ def partiql_pager(
     return Pager(
         PartiQLSource(client, statement, schema), start_key=start_key, cache_pages=cache_pages
     )
+
+
+def check_consistent_read(client: Any, statement: Statement) -> None:
+    """Before any read: a strongly consistent read of an index is checked against the
+    table's schema (DescribeTable tells a GSI from an LSI)."""
+    table, index = statement.target()
+    if statement.consistent_read and index is not None:
+        statement.check_consistency(describe_table(client, table))
 
 
 def statement_from(

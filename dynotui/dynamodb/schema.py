@@ -59,6 +59,15 @@ class SortOrder:
     def strongly_consistent_allowed(self) -> bool:
         return self.kind != "gsi"
 
+    def consistent_read_refusal(self) -> str | None:
+        """Why a strongly consistent read of this order is refused; None where it is not."""
+        if self.strongly_consistent_allowed:
+            return None
+        return (
+            f"'{self.name}' is a GSI, and GSIs serve only eventually consistent reads: turn "
+            "consistent read off, or read the base table or an LSI"
+        )
+
     def projects(self, name: str, table_keys: tuple[str, ...] = ()) -> bool:
         """Whether reading this order can return attribute ``name`` at all."""
         if self.projection == "ALL" or name in self.key_names or name in table_keys:
@@ -67,7 +76,9 @@ class SortOrder:
 
     def describe(self) -> str:
         sort = f" / {self.sort_key}" if self.sort_key else " (no sort key)"
-        label = {"table": "base table", "lsi": "LSI", "gsi": "GSI"}[self.kind]
+        label = {"table": "base table", "lsi": "LSI", "gsi": "GSI (eventually consistent)"}[
+            self.kind
+        ]
         projection = self.projection
         if self.projected:
             projection += " " + ", ".join(self.projected)

@@ -106,12 +106,9 @@ class QuerySpec:
         """Refuse, with a sentence naming the field, anything DynamoDB would refuse."""
         self.check_options()
         order = schema.order(self.index)
-        if self.consistent_read and not order.strongly_consistent_allowed:
-            raise FieldError(
-                "consistent_read",
-                f"'{order.name}' is a GSI, and GSIs serve only eventually consistent reads: turn "
-                "consistent read off, or read the base table or an LSI",
-            )
+        refusal = order.consistent_read_refusal()
+        if self.consistent_read and refusal:
+            raise FieldError("consistent_read", refusal)
         if not self.scan:
             if not self.key_condition:
                 raise FieldError(
