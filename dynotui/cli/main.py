@@ -51,6 +51,10 @@ COMMANDS = {
         "dynotui.cli.cursor_cmd",
         "decode a cursor token, or verify one for a query (no AWS call)",
     ),
+    "serve": (
+        "dynotui.cli.serve_cmd",
+        "serve the pager to a web browser, one app per tab, behind a URL with a token",
+    ),
 }
 
 

@@ -1,0 +1,284 @@
+"""``dynotui serve``: the app in headless Chromium (Debian's, driven by Playwright with
+its ``executable_path``: no browser is downloaded) pages DynamoDB Local as in a terminal;
+a request without the URL's token is refused with 403, websocket included; each tab runs
+an app process of its own, ended when the tab closes."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from browser import FLAGS, find_chromium
+
+from dynotui.local import demo
+
+# The terminal xterm.js draws on a canvas: its text is not in the DOM. The page's one
+# Terminal object is caught as textual-serve's script stores it (``this.terminal = ...``)
+# and read through xterm's public buffer API: the text the page shows.
+CATCH_TERMINAL = """
+Object.defineProperty(Object.prototype, "terminal", {
+  configurable: true,
+  get() { return undefined; },
+  set(value) {
+    Object.defineProperty(this, "terminal", {
+      value, writable: true, configurable: true, enumerable: true,
+    });
+    if (value && typeof value.write === "function" && "buffer" in value) {
+      window.dynotuiTerminal = value;
+    }
+  },
+});
+"""
+SCREEN_TEXT = """() => {
+  const terminal = window.dynotuiTerminal;
+  if (!terminal) return "";
+  const buffer = terminal.buffer.active;
+  const lines = [];
+  for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i).translateToString(true));
+  return lines.join("\\n");
+}"""
+WAIT = 180_000  # ms: a first screen on a busy machine; an order is asserted, not a time
+
+
+class Served:
+    def __init__(self, process: subprocess.Popen[str], url: str, said: str) -> None:
+        self.process = process
+        self.url = url
+        self.said = said  # the lines printed after the URL
+        parsed = urlparse(url)
+        self.host, self.port = parsed.hostname or "", parsed.port or 0
+        self.token = parsed.path.strip("/")
+
+    def apps(self) -> set[int]:
+        """The server's children: one dynotui per open tab."""
+        return set(_children(self.process.pid))
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _wait_until(done: Any, seconds: float = 120) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if done():
+            return True
+        time.sleep(0.1)
+    return done()
+
+
+@pytest.fixture
+def served(ddb: Any, demo_table: str) -> Iterator[Served]:
+    command = [sys.executable, "-m", "dynotui", "serve", "--endpoint-url", ddb.endpoint_url]
+    command += ["--table-name", demo_table, "--partition-value", demo.BIG_CUSTOMER]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "DYNOTUI_CURSOR_SECRET": "test-secret-0123456789"},
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip()
+        said = process.stdout.readline()
+        assert url.startswith("http://127.0.0.1:"), (url, process.stderr and process.stderr.read())
+        yield Served(process, url, said)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def chromium() -> str:
+    found = find_chromium()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser tests: .ci/run installs Debian's chromium")
+        pytest.skip("needs a Chromium on PATH (apt-get install chromium)")
+    return found
+
+
+@pytest.fixture
+def browser(chromium: str, tmp_path: Path) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    flags = [f for f in FLAGS if f != "--remote-debugging-pipe"]  # Playwright adds its own
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"),  # a fresh user-data-dir
+            executable_path=chromium,
+            headless=True,
+            args=flags,
+        )
+        context.add_init_script(CATCH_TERMINAL)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def _screen(page: Any) -> str:
+    return str(page.evaluate(SCREEN_TEXT))
+
+
+def _wait_for_text(page: Any, text: str) -> None:
+    page.wait_for_function(f"() => ({SCREEN_TEXT})().includes({text!r})", timeout=WAIT, polling=200)
+
+
+def test_the_app_pages_in_a_browser(served: Served, browser: Any) -> None:
+    assert "own dynotui" in served.said  # the URL is the first line, alone
+    page = browser.new_page()
+    page.goto(served.url)
+    _wait_for_text(page, "Page 1")
+    first = _screen(page)
+    assert demo.TABLE in first and served.host in first  # the title names the endpoint
+    page.click("#terminal")
+    page.keyboard.press("n")
+    _wait_for_text(page, "Page 2")
+    assert "Page 2" in _screen(page)
+
+
+def test_each_tab_runs_its_own_app_ended_when_the_tab_closes(served: Served, browser: Any) -> None:
+    pages = [browser.new_page(), browser.new_page()]
+    for page in pages:
+        page.goto(served.url)
+        _wait_for_text(page, "Page 1")
+    apps = served.apps()
+    assert len(apps) == 2  # one process per tab, children of the server
+    family = {pid: set(_children(pid)) for pid in apps}  # and what each forked, if alive
+    pages[0].close()
+    assert _wait_until(lambda: len(served.apps()) == 1)
+    (gone,) = apps - served.apps()
+    assert _wait_until(lambda: not any(_alive(p) for p in {gone} | family[gone]))
+    # The other tab is untouched and still answers.
+    pages[1].click("#terminal")
+    pages[1].keyboard.press("n")
+    _wait_for_text(pages[1], "Page 2")
+    assert served.apps() == apps - {gone}
+
+
+def _status(served: Served, path: str, websocket: bool = False) -> int:
+    connection = http.client.HTTPConnection(served.host, served.port, timeout=60)
+    headers = {}
+    if websocket:
+        headers = {
+            "Connection": "Upgrade",
+            "Upgrade": "websocket",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        }
+    try:
+        connection.request("GET", path, headers=headers)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_a_request_without_the_token_is_refused(served: Served) -> None:
+    token = served.token
+    near = token[:-1] + ("A" if token[-1] != "A" else "B")  # one character off
+    refused = [
+        "/",
+        "/ws",
+        "/static/js/textual.js",
+        "/download/anything",
+        f"/{near}/",
+        f"/{near}/static/js/textual.js",
+        f"/{token[:-1]}/",
+        f"/x/{token}/",
+        f"/?token={token}",
+    ]
+    for path in refused:
+        assert _status(served, path) == 403, path
+    assert _status(served, "/ws", websocket=True) == 403
+    assert _status(served, f"/{near}/ws", websocket=True) == 403
+    assert served.apps() == set()  # no refused websocket started an app
+    assert _status(served, f"/{token}/") == 200
+    assert _status(served, f"/{token}/static/js/textual.js") == 200
+
+
+def test_it_listens_on_loopback_only(served: Served) -> None:
+    listening = []
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, port = local.split(":")
+        if int(port, 16) == served.port and state == "0A":  # LISTEN
+            listening.append(address)
+    assert listening == ["0100007F"]  # 127.0.0.1, and no other address
+
+
+def test_another_host_is_warned_of_and_bad_ports_refused() -> None:
+    def serve(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "dynotui", "serve", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    # 192.0.2.1 is for documentation: no machine has it, so nothing is served after the
+    # warning, which comes first.
+    elsewhere = serve("--host", "192.0.2.1")
+    assert elsewhere.returncode == 2 and elsewhere.stdout == ""
+    warning, refusal = elsewhere.stderr.splitlines()
+    assert "warning: listening on 192.0.2.1, not 127.0.0.1 only" in warning
+    assert refusal.startswith("dynotui: cannot listen on 192.0.2.1")
+    for port in ("70000", "-1"):
+        bad = serve("--port", port)
+        assert bad.returncode == 2 and bad.stderr.strip() == (
+            f"dynotui: --port must be 0 to 65535, got {port}"
+        )
+
+
+def test_each_app_gets_the_options_given_to_serve() -> None:
+    from dynotui.cli.main import build_parser
+    from dynotui.cli.serve_cmd import app_argv
+
+    argv = ["serve", "--port", "9", "--table-name", "t", "--partition-value", "-5"]
+    argv += ["--expression-attribute-values", '{":r": "x y"}', "--scan", "--debug"]
+    argv += ["--postgres", "--page-size", "25"]
+    args = build_parser(argv).parse_args(argv)
+    forwarded = app_argv(args.app_parser, args)
+    assert forwarded == [
+        "--table-name=t",
+        "--partition-value=-5",
+        '--expression-attribute-values={":r": "x y"}',
+        "--scan",
+        "--postgres",
+        "--debug",
+    ]  # serve's own flags stay with serve; a default is left to the default
+    again = build_parser(["x", *forwarded]).parse_args(forwarded)
+    assert (again.table_name, again.partition_value, again.postgres) == ("t", "-5", "")
