@@ -233,7 +233,7 @@ def export_page_json(page: Any, next_token: str | None, plain: bool) -> dict[str
         "items": items,
         "shown": page.shown,
         "count": page.count,
-        "scanned_count": cost.read,
+        "scanned_count": cost.items_read,
         "read_units": 0,
         "consumed_capacity": {"total": 0.0, "table": 0.0, "indexes": {}},
         "calls": 0,

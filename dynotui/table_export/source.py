@@ -41,12 +41,14 @@ class ExportCost:
     """What a page of an export cost: no read units; the export's items and bytes read
     for it (the first page reads the whole export; later pages read none of it)."""
 
-    read: int | None = 0
+    items_read: int = 0  # the export's items read for this page (the first: all)
     matched: int = 0
     bytes_read: int = 0
     latency_ms: float = 0.0
     requests: int = 0  # no call to DynamoDB
     retries: int = 0
+    # Not a billed read: the measures of waste (Count against ScannedCount) do not apply.
+    read: int | None = None
 
     unit = "RCU"
 
@@ -69,13 +71,13 @@ class ExportCost:
             "read_units": 0,
             "bytes_read": self.bytes_read,
             "count": self.matched,
-            "scanned_count": self.read,
+            "items_read": self.items_read,
             "latency_ms": round(self.latency_ms, 3),
         }
 
     def __add__(self, other: ExportCost) -> ExportCost:
         return ExportCost(
-            (self.read or 0) + (other.read or 0),
+            self.items_read + other.items_read,
             self.matched + other.matched,
             self.bytes_read + other.bytes_read,
             self.latency_ms + other.latency_ms,
