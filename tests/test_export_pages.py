@@ -334,3 +334,35 @@ def test_a_report_of_an_export_has_its_pages_and_partitions(exported, tmp_path) 
     assert "The largest partitions" in html and "not live data" in html
     assert "export-table-to-point-in-time" in markdown and "CREATE EXTERNAL TABLE" in markdown
     assert "count_if(" in markdown
+
+
+def test_an_export_source_under_the_core_pager(client, exported) -> None:
+    """What the app will drive: the generic Pager over an export, forward, back (from the
+    stack), and a fresh re-read of an earlier page, in the boto3 Query's order."""
+    from dynotui.core.pager import Pager
+    from dynotui.dynamodb.spec import from_expressions
+    from dynotui.table_export.keys import parse_key_schema
+    from dynotui.table_export.reading import OpenExport
+    from dynotui.table_export.source import ExportSource
+
+    values = {":p": {"S": "a"}}
+    truth = query(client, KeyConditionExpression="pk = :p", ExpressionAttributeValues=values)
+    spec = from_expressions(TABLE, key_condition="pk = :p", values=values, page_size=9)
+    schema = parse_key_schema(["pk:S,sk:N"], TABLE)
+    with OpenExport(str(exported)) as opened:
+        source = ExportSource(opened, spec, schema)
+        assert source.scope() != spec.scope(), "an export's cursors open no live read"
+        pager = Pager(source)
+        first, second = pager.next(), pager.next()
+        assert pager.prev().cached and pager.number == 1
+        again = pager.go(2, fresh=True)
+        rest = []
+        while pager.can_advance:
+            rest.append(pager.next())
+
+    def shown(pages: list) -> list[dict]:
+        return [{k: wire(v) for k, v in item.items()} for p in pages for item in p.items]
+
+    assert shown([first, second]) == truth[:18] and shown([again]) == shown([second])
+    assert shown([first, second, *rest]) == truth
+    assert first.cost.bytes_read > 0 and again.cost.bytes_read == 0

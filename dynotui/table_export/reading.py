@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from typing import Any
 
 from dynotui.core.errors import InputError, ServiceError
@@ -57,6 +58,9 @@ class OpenExport:
     ) -> None:
         self.location: Location = parse_location(text)
         self.engine = engine or Engine()
+        # One DuckDB connection: sources that share it (two orders compared) and a count
+        # take turns, whatever thread reads.
+        self.lock = threading.RLock()
         if self.location.s3:
             self.engine.use_s3(resolve_s3_access(profile, region))
         self.export: Export = read_export(self.location, self._read)
@@ -94,17 +98,19 @@ class OpenExport:
         if not self.location.s3:
             return sum(os.path.getsize(url) for url in self.export.urls)
         try:
-            row = self.engine.execute(
-                "SELECT sum(size) FROM read_blob($files)", {"files": self.export.urls}
-            ).fetchone()
+            with self.lock:
+                row = self.engine.execute(
+                    "SELECT sum(size) FROM read_blob($files)", {"files": self.export.urls}
+                ).fetchone()
         except Exception as exc:
             raise duckdb_error(exc, "the export's data files") from None
         return int(row[0] or 0) if row else 0
 
     def query(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
-        """``sql`` over the export's lines (``LINES``); empty when it has no data file."""
+        """``sql`` over the export's lines (``LINES``)."""
         try:
-            return list(self.engine.execute(sql, self.parameters(parameters)).fetchall())
+            with self.lock:
+                return list(self.engine.execute(sql, self.parameters(parameters)).fetchall())
         except Exception as exc:
             raise duckdb_error(exc, "the export's data") from None
 

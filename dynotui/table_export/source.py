@@ -114,7 +114,6 @@ class ExportSource:
         self.key_names = schema.cursor_key_names(spec.index)
         self.key_types = [schema.attribute_type(name) or "S" for name in self.key_names]
         self.table: str | None = None
-        self._lock = threading.Lock()
         self.projected = self._projected()
 
     def _projected(self) -> Callable[[str], bool]:
@@ -165,9 +164,10 @@ class ExportSource:
     ) -> Page[ExportCost]:
         cancel.check()
         began = self.clock()
-        read, bytes_read = self._materialize()
-        cancel.check(ExportCost(read, 0, bytes_read, (self.clock() - began) * 1000))
-        rows = self._seek(start_key)
+        with self.opened.lock:  # one DuckDB connection: one statement at a time
+            read, bytes_read = self._materialize()
+            cancel.check(ExportCost(read, 0, bytes_read, (self.clock() - began) * 1000))
+            rows = self._seek(start_key)
         items = [self._item(doc) for (doc,) in rows]
         size = self.spec.page_size
         shown = items[:size]
@@ -202,36 +202,35 @@ class ExportSource:
 
     def _materialize(self) -> tuple[int, int]:
         """Read the export once: (items read, bytes read) the first time, (0, 0) after."""
-        with self._lock:
-            if self.table is not None:
-                return 0, 0
-            with _tables_lock:
-                name = f"export_query_{next(_tables)}"
-            keys = self._key_sql(self.params)
-            columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
-            if self.opened.export.files:
-                self.opened.query(
-                    f"CREATE TEMP TABLE {name} AS SELECT {ITEM} AS is_item, "
-                    f"coalesce({ITEM} AND {self.predicate}, false) AS keep, {columns}, "
-                    f"doc FROM {LINES}",
-                    self.params.values,
-                )
-                counts = self.opened.engine.execute(
-                    f"SELECT count(*), count(*) FILTER (WHERE is_item) FROM {name}"
-                ).fetchone()
-                assert counts is not None
-                lines, items = int(counts[0]), int(counts[1])
-                self.opened.engine.execute(f"DELETE FROM {name} WHERE NOT keep")
-            else:
-                self.opened.engine.execute(
-                    f"CREATE TEMP TABLE {name} (is_item BOOLEAN, keep BOOLEAN, "
-                    + ", ".join(f"k{i} VARCHAR" for i in range(len(keys)))
-                    + ", doc JSON)"
-                )
-                lines = items = 0
-            self.opened.check_lines(lines, items)
-            self.table = name
-            return items, self.opened.data_bytes()
+        if self.table is not None:
+            return 0, 0
+        with _tables_lock:
+            name = f"export_query_{next(_tables)}"
+        keys = self._key_sql(self.params)
+        columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
+        if self.opened.export.files:
+            self.opened.query(
+                f"CREATE TEMP TABLE {name} AS SELECT {ITEM} AS is_item, "
+                f"coalesce({ITEM} AND {self.predicate}, false) AS keep, {columns}, "
+                f"doc FROM {LINES}",
+                self.params.values,
+            )
+            counts = self.opened.engine.execute(
+                f"SELECT count(*), count(*) FILTER (WHERE is_item) FROM {name}"
+            ).fetchone()
+            assert counts is not None
+            lines, items = int(counts[0]), int(counts[1])
+            self.opened.engine.execute(f"DELETE FROM {name} WHERE NOT keep")
+        else:
+            self.opened.engine.execute(
+                f"CREATE TEMP TABLE {name} (is_item BOOLEAN, keep BOOLEAN, "
+                + ", ".join(f"k{i} VARCHAR" for i in range(len(keys)))
+                + ", doc JSON)"
+            )
+            lines = items = 0
+        self.opened.check_lines(lines, items)
+        self.table = name
+        return items, self.opened.data_bytes()
 
     def _seek(self, start_key: Item | None) -> list[Any]:
         forward = self.spec.forward or self.spec.scan
