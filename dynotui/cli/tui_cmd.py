@@ -13,7 +13,7 @@ from dynotui.cli.price_options import add_price_options, prices_from_args
 from dynotui.core.errors import InputError, ServiceError
 from dynotui.dynamodb.connection import ConnectionOptions, describe
 from dynotui.dynamodb.opening import Opening
-from dynotui.dynamodb.query_form import QueryForm
+from dynotui.dynamodb.query_form import QueryForm, segment_count
 
 if TYPE_CHECKING:
     from dynotui.core.history import HistoryEntry, HistoryStore
@@ -43,6 +43,13 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
         help="raw or fill on DynamoDB (default raw); keyset or offset on PostgreSQL",
     )
     group.add_argument("--scan", action="store_true", help="a Scan instead of a Query")
+    group.add_argument(
+        "--segments",
+        metavar="N",
+        default="1",
+        help="a Scan in N parallel segments (1 to 64), each its own cursor stack: [ and ] "
+        "move between them, the sidebar maps them",
+    )
     add_price_options(parser)
     kept = parser.add_argument_group("history")
     kept.add_argument(
@@ -234,7 +241,9 @@ def run(args: argparse.Namespace) -> int:
         page_size=str(args.page_size),
         mode=args.mode or "raw",
         scan=args.scan,
+        segments=str(args.segments),
     )
+    segment_count(form)  # bad segments are said before anything starts
     # The table and its page 1 are asked for while Textual loads (about as long), by a
     # child process where fork is available: before preload_ui, so it forks a small parent.
     opening = Opening(options, args.table_name, form).start()

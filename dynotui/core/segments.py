@@ -23,7 +23,7 @@ from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import ReadCancelled, ThrottledError
 from dynotui.core.measures import QueryMeasures
 from dynotui.core.page import Page, Totals
-from dynotui.core.pager import Pager
+from dynotui.core.pager import Move, Pager
 
 MAX_WORKERS = 16  # threads at most, whatever the number of segments
 
@@ -203,10 +203,11 @@ class SegmentedRead:
             self.totals = self.totals.add(page.cost)
             self.measures.add(page)
 
-    def read_next(self, segment: Segment, cancel: CancelToken) -> Page[Any]:
-        """The segment's next page; a throttled read waits (this segment only) and is
-        tried again from the same start key, so nothing is lost or read twice."""
-        move = segment.pager.plan("next")
+    @staticmethod
+    def read(segment: Segment, move: Move[Any, Any, Any], cancel: CancelToken) -> Page[Any]:
+        """The page ``move`` leads to in ``segment`` (read, not accepted: a view accepts it
+        on its own thread); a throttled read waits (this segment only) and is tried again
+        from the same start key, so nothing is lost or read twice."""
         while True:
             try:
                 page = segment.pager.read(move, cancel)
@@ -214,13 +215,19 @@ class SegmentedRead:
                 if not segment.backoff.wait(cancel):
                     raise
                 continue
-            except ReadCancelled as stopped:
-                segment.pager.abandon(stopped.cost)
-                raise
             segment.backoff.succeeded()
-            segment.pager.accept(page)
-            self.record(page)
             return page
+
+    def read_next(self, segment: Segment, cancel: CancelToken) -> Page[Any]:
+        """The segment's next page, read (see ``read``) and accepted."""
+        try:
+            page = self.read(segment, segment.pager.plan("next"), cancel)
+        except ReadCancelled as stopped:
+            segment.pager.abandon(stopped.cost)
+            raise
+        segment.pager.accept(page)
+        self.record(page)
+        return page
 
     def drain(
         self,

@@ -29,7 +29,7 @@ from dynotui.dynamodb.connection import (
     provisional_label,
 )
 from dynotui.dynamodb.lazy_client import LazyClient, StandInGone
-from dynotui.dynamodb.query_form import QueryForm, build_spec
+from dynotui.dynamodb.query_form import QueryForm, build_spec, segment_count
 from dynotui.dynamodb.schema import TableSchema, describe_table
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
@@ -213,6 +213,9 @@ class Opening:
                 spec = build_spec(schema, form)
             except InputError as exc:
                 self.opened.error = exc
+                return
+            if segment_count(form) > 1:
+                self.opened.spec = spec  # a segmented Scan: the app reads its segments
                 return
             pager = Pager(self._source(client, spec, schema))
             self.opened.spec, self.opened.pager = spec, pager

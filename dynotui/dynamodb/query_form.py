@@ -17,6 +17,7 @@ from dynotui.dynamodb.condition import conjuncts, parse_condition, tested_names
 from dynotui.dynamodb.dynamo_json import from_wire, serialize, to_wire
 from dynotui.dynamodb.expressions import auto_names
 from dynotui.dynamodb.schema import BASE, SortOrder, TableSchema
+from dynotui.dynamodb.segments import MAX_SEGMENTS
 from dynotui.dynamodb.spec import (
     DEFAULT_MAX_ROUNDS,
     DEFAULT_PAGE_SIZE,
@@ -46,6 +47,7 @@ class QueryForm:
     mode: str = "raw"
     max_rounds: str = str(DEFAULT_MAX_ROUNDS)
     consistent_read: bool = False
+    segments: str = "1"  # a Scan read in this many parallel segments, paged one at a time
 
     def with_(self, **changes: Any) -> QueryForm:
         return replace(self, **changes)
@@ -96,6 +98,16 @@ def _numbers(value: Any) -> Any:
     return value
 
 
+def segment_count(form: QueryForm) -> int:
+    """How many parallel segments the form asks for (1: none), checked at its field."""
+    segments = _int("segments", form.segments or "1", "segments")
+    if not 1 <= segments <= MAX_SEGMENTS:
+        raise FieldError("segments", f"segments must be 1 to {MAX_SEGMENTS}, got {segments}")
+    if segments > 1 and not form.scan:
+        raise FieldError("segments", "segments split a Scan; a Query reads one key range in order")
+    return segments
+
+
 def build_spec(schema: TableSchema, form: QueryForm) -> QuerySpec:
     """The spec the form describes, validated; a FieldError names the field at fault."""
     order = schema.order(form.order)
@@ -139,6 +151,7 @@ def build_spec(schema: TableSchema, form: QueryForm) -> QuerySpec:
             **options,
         )
     spec.validate(schema)
+    segment_count(form)
     return spec
 
 

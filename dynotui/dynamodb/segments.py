@@ -108,15 +108,17 @@ def segmented_scan(
     schema: TableSchema,
     *,
     cache_pages: int = 20,
+    **source_options: Any,
 ) -> SegmentedRead:
-    """A Scan in ``len(clients)`` segments, each read through its own client and pager."""
+    """A Scan in ``len(clients)`` segments, each read through its own client and pager;
+    ``source_options`` go to each segment's source (what orders measured, the clock)."""
     total = len(clients)
     check_segments(total, spec)
     segments = []
     for index, client in enumerate(clients):
         counter = throttle_counter(client)
         part = spec.with_(segment=index, total_segments=total)
-        source = _SegmentSource(client, part, schema)
+        source = _SegmentSource(client, part, schema, **source_options)
         segments.append(
             Segment(index, Pager(source, cache_pages=cache_pages), _throttles_of(counter, index))
         )

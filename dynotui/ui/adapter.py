@@ -28,6 +28,7 @@ from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
 from dynotui.core.page import C, I, K, Page
 from dynotui.core.pager import Pager
+from dynotui.core.segments import SegmentedRead
 from dynotui.report.model import Report
 from dynotui.ui.actions import Action
 from dynotui.ui.host import Counted, Host
@@ -61,6 +62,20 @@ class FirstPage(Generic[K, I, C]):
 
 
 @dataclass(frozen=True)
+class Segments(Generic[K, I, C]):
+    """A read split into segments that a view pages one at a time (a parallel Scan):
+    the core's ``SegmentedRead`` (a pager per segment, each its own cursor stack) and each
+    segment's own query (its words, code and scope name the segment)."""
+
+    read: SegmentedRead
+    queries: tuple[Query[K, I, C], ...]
+
+    def __post_init__(self) -> None:
+        if len(self.queries) != len(self.read.segments):
+            raise ValueError("a query per segment")
+
+
+@dataclass(frozen=True)
 class NewStack(Generic[K, I, C]):
     """An adapter's answer: open this query as a new stack on the view asked about.
 
@@ -68,7 +83,8 @@ class NewStack(Generic[K, I, C]):
     page starts at ``start_key`` (or ``key_json``, a stored boundary checked as the
     source checks any, e.g. a history entry's) and is numbered ``first_number``, so a
     stack reopened at page 3 goes on with pages 3, 4, ... ``note`` is said once, when the
-    first page arrives; ``origin`` says on the query line where page 1 came from."""
+    first page arrives; ``origin`` says on the query line where page 1 came from. With
+    ``segments``, ``query`` is the whole read's and the view opens on segment 0."""
 
     query: Query[K, I, C]
     start_key: K | None = None
@@ -77,6 +93,7 @@ class NewStack(Generic[K, I, C]):
     first_number: int = 1
     key_json: object = None
     first_page: FirstPage[K, I, C] | None = None
+    segments: Segments[K, I, C] | None = None  # paged a segment at a time, from segment 0
 
 
 Answer = Callable[[NewStack[K, I, C]], None]

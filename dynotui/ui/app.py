@@ -201,6 +201,9 @@ class PagerApp(App[None]):
     ) -> None:
         notify(self, words, title=title, severity=severity, timeout=timeout)
 
+    def read_clock(self) -> Callable[[], float]:
+        return self.session.clock
+
     def count_of(self, scope: str) -> Counted | None:
         return self.session.counts.get(scope)
 
@@ -257,7 +260,8 @@ class PagerApp(App[None]):
         """Called by the view itself, so no page shown goes unrecorded: history keeps the
         query the first time, and where the user is now."""
         self.main_screen.page_shown(view)
-        if self.history.enabled:
+        # A segment's page resumes only within its segmented read: history keeps none.
+        if self.history.enabled and state.segments is None:
             query = state.query
             self.history.page_shown(state.pager, page, lambda: self.adapter.history_query(query))
 
@@ -290,6 +294,12 @@ class PagerApp(App[None]):
 
     def action_prev(self) -> None:
         self._navigate("prev")
+
+    def action_segment(self, delta: int) -> None:
+        """``]`` and ``[``: another segment of a parallel Scan; on any other read, the
+        next or previous page, as before."""
+        if not self.active_view.step_segment(delta):
+            self._navigate("next" if delta > 0 else "prev")
 
     def action_first(self) -> None:
         self._navigate("first")

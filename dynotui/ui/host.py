@@ -71,6 +71,9 @@ class Host(Protocol):
     ) -> None:
         """Words for the user (plain text: data in them is shown, never parsed)."""
 
+    def read_clock(self) -> Callable[[], float]:
+        """The clock a read is timed by (the session's: a test's fixed one)."""
+
     def count_of(self, scope: str) -> Counted | None:
         """The count kept for the query of ``scope`` (None: not counted yet)."""
 

@@ -10,6 +10,7 @@ changes nothing. The adapter asks the app only through its ``Host``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from dynotui.core.errors import InputError, error_words
@@ -28,6 +29,7 @@ from dynotui.dynamodb.foreign_skip import resolve_start
 from dynotui.dynamodb.opening import Opened, Opening
 from dynotui.dynamodb.pricing import read_prices
 from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
+from dynotui.dynamodb.query_form import segment_count as wanted_segments
 from dynotui.dynamodb.schema import BASE, TableSchema, describe_table, list_tables
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
@@ -36,6 +38,7 @@ from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
 from dynotui.ui.adapter import Answer, CursorStart, FirstPage, NewStack, Shown, Side
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.dynamodb.segmented import SegmentClients, split, split_now, whole
 from dynotui.ui.host import Counted, Host
 from dynotui.ui.query import Query
 
@@ -97,6 +100,7 @@ class DynamoDBAdapter:
         self.resume = resume
         # What each order measured, shared by every query so advisors can compare orders.
         self.measurements = preread.measurements if preread is not None else Measurements()
+        self.segment_clients = SegmentClients(options, client)
 
     # -- the adapter protocol ---------------------------------------------------------------
 
@@ -111,6 +115,7 @@ class DynamoDBAdapter:
         return self._client
 
     def open(self, host: Host, answer: DynamoAnswer) -> None:
+        answer = self._split(host, answer)
         if self.resume is not None:
             self.reopen(host, self.resume, answer)
             return
@@ -145,6 +150,7 @@ class DynamoDBAdapter:
     def choose_table(self, host: Host, answer: DynamoAnswer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
+        answer = self._split(host, answer)
         client = self._client
 
         def listed(names: list[str]) -> None:
@@ -160,6 +166,7 @@ class DynamoDBAdapter:
         host.call(lambda: list_tables(client), listed, lambda e: host.fail(e, "Tables"))
 
     def edit_query(self, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
+        answer = self._split(host, answer)
         schema = self._schema_for(shown)
         if schema is not None:
             self._edit(host, shown, schema, self._form_of(shown), answer)
@@ -167,6 +174,7 @@ class DynamoDBAdapter:
     def choose_order(self, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
 
+        answer = self._split(host, answer)
         schema = self._schema_for(shown)
         if schema is None:
             return
@@ -192,6 +200,12 @@ class DynamoDBAdapter:
         query = shown.query
         if isinstance(query, DynamoQuery):
             mode = "fill" if query.spec.mode == "raw" else "raw"
+            if query.spec.segment is not None:  # a new segmented read, from the start
+                shown = replace(shown, query=whole(query))
+                new = self._restart_with(host, shown, "Mode", mode=mode)
+                if new is None:
+                    return None
+                return split_now(host, self.segment_clients, self.measurements, new)
             return self._restart_with(host, shown, "Mode", mode=mode)
         if isinstance(query, PartiQLQuery):
             self._partiql_has_no(host, "Mode")
@@ -219,6 +233,10 @@ class DynamoDBAdapter:
         query, pager = shown.query, shown.pager
         if query is None or pager is None:
             return
+        segments = 1
+        if isinstance(query, DynamoQuery) and query.spec.segment is not None:
+            # A segment's view counts the whole Scan, in as many segments.
+            segments, query = query.spec.total_segments or 1, whole(query)
         if not isinstance(query, DynamoQuery):
             host.say(
                 "Count works on a Query or Scan (Select: COUNT); a PartiQL statement has none.",
@@ -231,7 +249,10 @@ class DynamoDBAdapter:
         before = host.count_of(pager.source.scope())
         earlier = before if isinstance(before, CountResult) else None
         host.ask(
-            CountScreen(self._client, query, prediction, earlier, host.count_finished), counted
+            CountScreen(
+                self._client, query, prediction, earlier, host.count_finished, segments=segments
+            ),
+            counted,
         )
 
     def reconnect(
@@ -279,6 +300,7 @@ class DynamoDBAdapter:
     ) -> None:
         from dynotui.ui.dynamodb.query_screen import QueryScreen
 
+        answer = self._split(host, answer)
         if not isinstance(query, DynamoQuery | PartiQLQuery):
             return
         statement = query.statement if isinstance(query, PartiQLQuery) else None
@@ -332,6 +354,7 @@ class DynamoDBAdapter:
         return None
 
     def reopen(self, host: Host, entry: HistoryEntry, answer: DynamoAnswer) -> None:
+        answer = self._split(host, answer)
         try:
             reopening = history_entry.reopen(entry)
         except InputError as exc:
@@ -382,7 +405,7 @@ class DynamoDBAdapter:
 
     def run(self, action: str, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         if action == "partiql":
-            self._partiql(host, shown, answer)
+            self._partiql(host, shown, self._split(host, answer))
 
     def close(self) -> None:
         if self.preread is not None:
@@ -403,7 +426,10 @@ class DynamoDBAdapter:
             if opened.error is None:
                 self.choose_table(host, answer)
             return
-        if opened.pager is not None and opened.page is not None and opened.spec is not None:
+        if opened.spec is not None and opened.page is None and wanted_segments(form) > 1:
+            # A segmented Scan: page 1 of each segment is read by the view, as it opens it.
+            answer(NewStack(self._query(opened.schema, form, opened.spec)))
+        elif opened.pager is not None and opened.page is not None and opened.spec is not None:
             query = self._query(opened.schema, form, opened.spec)
             answer(NewStack(query, first_page=FirstPage(opened.pager, opened.page)))
         else:
@@ -436,6 +462,10 @@ class DynamoDBAdapter:
         )
 
     # -- queries ------------------------------------------------------------------------
+
+    def _split(self, host: Host, answer: DynamoAnswer) -> DynamoAnswer:
+        """``answer``, with a Scan the form splits answered in its segments."""
+        return split(host, self.segment_clients, self.measurements, answer)
 
     def _query(self, schema: TableSchema, form: QueryForm, spec: QuerySpec) -> DynamoQuery:
         return DynamoQuery(schema, form, spec, self.measurements)
@@ -539,6 +569,7 @@ class DynamoDBAdapter:
             self.preread.close()  # its child read for the old connection: not needed now
         self._client = client
         self.options = options
+        self.segment_clients.reset(options, client)
         self._label = describe(client, options)
         host.connection_changed()
         host.say(

@@ -20,6 +20,7 @@ from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count
 from dynotui.ui.background import Failed, Outcome, run_in_background
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.widgets.safe_text import plain, plain_lines
+from dynotui.ui.widgets.segment_map import SegmentMap
 from dynotui.ui.widgets.words import plural
 
 DRIFT = (
@@ -122,15 +123,19 @@ class CountScreen(ModalScreen[CountResult | None]):
         forecast: Forecast,
         before: CountResult | None = None,
         finished: Callable[[CountResult], None] = lambda result: None,
+        *,
+        segments: int = 1,
     ) -> None:
         """``before``: this query's last count, if one was taken (it may be partial);
-        ``finished`` hears every count that ends, complete or stopped (both are billed)."""
+        ``finished`` hears every count that ends, complete or stopped (both are billed);
+        ``segments``: the parallel segments offered (a segmented Scan's own)."""
         super().__init__()
         self.finished = finished
         self.client = client
         self.count_query = query
         self.forecast = forecast
         self.before = before
+        self.segments = segments
         self.token: CancelToken | None = None
         self.result: CountResult | None = None
 
@@ -148,7 +153,7 @@ class CountScreen(ModalScreen[CountResult | None]):
             if spec.scan:
                 with Horizontal(classes="switch-row"):
                     yield Label("Parallel segments (Scan):", classes="switch-label")
-                    yield Input(value="1", id="segments")
+                    yield Input(value=str(self.segments), id="segments")
             yield Label(
                 "Enter counts; Esc stops a count at its next call, or closes.", id="count-hint"
             )
@@ -158,6 +163,7 @@ class CountScreen(ModalScreen[CountResult | None]):
             bar.display = self.forecast.items is not None
             yield bar
             yield Static("", id="count-details")
+            yield SegmentMap(id="count-map")  # each segment's progress, when there are several
             yield Label("", id="count-error", classes="field-error")
         yield Footer()
 
@@ -200,6 +206,7 @@ class CountScreen(ModalScreen[CountResult | None]):
         if bar.total is not None:
             bar.update(progress=min(message.step.scanned, bar.total))
         self.query_one("#count-details", Static).update(progress_text(message.step))
+        self.query_one(SegmentMap).show_segments(message.step.segments)
 
     @on(CountDone)
     def _done(self, message: CountDone) -> None:
@@ -214,6 +221,7 @@ class CountScreen(ModalScreen[CountResult | None]):
         if result.complete:
             bar.update(total=max(result.scanned, 1), progress=result.scanned)
         self.query_one("#count-details", Static).update(result_text(result))
+        self.query_one(SegmentMap).show_segments(result.segments)
         self.query_one("#count-hint", Label).update(
             "Esc closes; the count stays in the status line."
         )

@@ -119,6 +119,8 @@ class DynamoQuery(DynamoItems):
             what = "Query"
         kind = "base table" if order.kind == "table" else order.kind
         parts = [f"{what} {self.schema.name} · {order.name} ({kind})"]
+        if spec.segment is not None and spec.total_segments is not None:
+            parts.append(f"segment {spec.segment} (0-{spec.total_segments - 1})")
         if spec.key_condition:
             parts.append(_resolved(spec.key_condition, spec))
         if spec.filter:

@@ -47,6 +47,7 @@ TEXT_FIELDS = (
     ("projection", "Projection (empty: all projected attributes)"),
     ("page_size", "Page size (1-1000)"),
     ("max_rounds", "Max rounds (fill mode)"),
+    ("segments", "Parallel segments (Scan, 1-64; [ and ] move between them)"),
 )
 SWITCHES = (
     ("scan", "Scan"),

@@ -39,8 +39,9 @@ from dynotui.core.errors import InputError, ReadCancelled, error_words
 from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Move, Pager, StalePageError, Target
 from dynotui.core.read_state import ReadMachine, ReadStatus, TableOpening
+from dynotui.core.segments import SegmentedRead
 from dynotui.core.text import visible
-from dynotui.ui.adapter import NewStack
+from dynotui.ui.adapter import NewStack, Segments
 from dynotui.ui.background import CallReported, Done, Outcome, call_in_background, run_in_background
 from dynotui.ui.host import Counted
 from dynotui.ui.query import Item, Query
@@ -49,6 +50,7 @@ from dynotui.ui.widgets.column_layout import ColumnLayout
 from dynotui.ui.widgets.grid import Grid
 from dynotui.ui.widgets.results import Results
 from dynotui.ui.widgets.safe_text import TextStatic, notify, plain
+from dynotui.ui.widgets.segment_map import SegmentMap
 from dynotui.ui.widgets.sidebar import CostSidebar, strip_text
 from dynotui.ui.widgets.status_line import busy as busy_text
 from dynotui.ui.widgets.status_line import status_line, walking
@@ -65,6 +67,25 @@ class ViewState:
     pager: Pager
     note: str = ""  # said once, when this state's first page arrives
     origin: str = ""  # where page 1 came from, if not the query's start: on the query line
+    segments: Segments | None = None  # a read in segments: ``pager`` is segment ``segment``'s
+    segment: int = 0
+
+    def read(self, move: Move, cancel: CancelToken) -> Page[Any]:
+        """The page ``move`` leads to; a segment's read backs off on its own when throttled."""
+        if self.segments is None:
+            return self.pager.read(move, cancel)
+        return SegmentedRead.read(self.segments.read.segments[self.segment], move, cancel)
+
+    def in_segment(self, index: int) -> ViewState:
+        """The same segmented read on segment ``index``: its own query and stack."""
+        assert self.segments is not None
+        return ViewState(
+            self.segments.queries[index],
+            self.segments.read.segments[index].pager,
+            origin=self.origin,
+            segments=self.segments,
+            segment=index,
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +166,7 @@ class PagerView(Horizontal):
             yield TextStatic("", id="query-line")
             yield TextStatic("", id="status-line")
             yield Results(id="results")
+            yield SegmentMap(compact=True, id="segment-line")
             yield TextStatic("", id="cost-strip")
         yield CostSidebar(id="sidebar")
 
@@ -204,6 +226,8 @@ class PagerView(Horizontal):
         page has been read, so a query that fails keeps what is on screen. False if
         refused."""
         query = new.query
+        if new.segments is not None:
+            return self._start_segments(new.segments, new.note, new.origin)
         if new.first_page is not None:  # read before the app was ready
             pager = new.first_page.pager
             pager.ledger = self.session.ledger
@@ -227,6 +251,39 @@ class PagerView(Horizontal):
         )
         self.pending = ViewState(query, pager, new.note, new.origin)
         self._begin(self.pending, pager.plan("next"))
+        return True
+
+    def _start_segments(self, segments: Segments, note: str, origin: str) -> bool:
+        """A segmented read: segment 0's first page; the others as ``[`` and ``]`` reach them."""
+        for segment in segments.read.segments:
+            segment.pager.ledger = self.session.ledger
+        self._end_walk()
+        self.pending = ViewState(
+            segments.queries[0], segments.read.segments[0].pager, note, origin, segments
+        )
+        self._begin(self.pending, self.pending.pager.plan("next"))
+        return True
+
+    def step_segment(self, delta: int) -> bool:
+        """Segment ``delta`` away (``]``: 1, ``[``: -1, round the ring), on the page its own
+        stack was left on (page 1 read when it has none yet). False: not a segmented read."""
+        state = self.state
+        if state is None or state.segments is None:
+            return False
+        going = self.pending if self.pending is not None else state
+        if going.segments is not state.segments:
+            going = state
+        target = state.in_segment((going.segment + delta) % len(state.segments.queries))
+        self._end_walk()
+        self._cancel(self.machine.drop_read())
+        pager = target.pager
+        move = pager.plan(pager.number) if pager.current is not None else pager.plan("next")
+        self.pending = target
+        if move.cached is not None:
+            self._accept(target, move.cached)
+            self._sync()
+        else:
+            self._begin(target, move)
         return True
 
     def show_hint(self, hint: str) -> None:
@@ -353,6 +410,9 @@ class PagerView(Horizontal):
         self.retry_move = None
         if state is self.state:
             self.navigate(target, fresh=True)
+        elif state.segments is not None:  # a segment's first page: that segment again
+            self.pending = state
+            self._begin(state, state.pager.plan("next"))
         else:  # the first page of a new query failed: try that query again
             first = state.pager.first_number
             self.start(
@@ -369,7 +429,10 @@ class PagerView(Horizontal):
         """After a reconnect: the same queries and stacks, read through the new client."""
         self.client = client
         for state in (self.state, self.pending):
-            if state is not None:
+            if state is not None and state.segments is not None:
+                for segment in state.segments.read.segments:
+                    segment.pager.source = segment.pager.source.with_client(client)
+            elif state is not None:
                 state.pager.source = state.pager.source.with_client(client)
 
     # -- reading ----------------------------------------------------------------------------
@@ -382,7 +445,7 @@ class PagerView(Horizontal):
         self._owners[reading.id] = state
         run_in_background(
             self,
-            lambda: state.pager.read(move, read.token),
+            lambda: state.read(move, read.token),
             lambda outcome: self.ReadReported(reading.id, outcome),
         )
         self.set_timer(SLOW_READ, lambda: self._slow(reading.id))
@@ -491,6 +554,8 @@ class PagerView(Horizontal):
             self.pending = None
             old = self.state
             self.state = state
+            if state.segments is not None:
+                state.segments.read.select(state.segment)
             self._hint = None
             if (
                 old is None
@@ -574,6 +639,9 @@ class PagerView(Horizontal):
         self.query_one("#cost-strip", TextStatic).show(
             strip_text(summary, pager.totals, measures, session, len(findings))
         )
+        figures = state.segments.read.figures() if state.segments is not None else None
+        for segment_map in self.query(SegmentMap):
+            segment_map.show_segments(figures, state.segment)
 
     def _draw_status(self) -> None:
         if not self.is_mounted:

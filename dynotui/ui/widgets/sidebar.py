@@ -21,6 +21,7 @@ from dynotui.core.money import PriceList
 from dynotui.core.page import Cost, PageSummary, Totals
 from dynotui.core.text import visible
 from dynotui.ui.widgets.safe_text import TextStatic
+from dynotui.ui.widgets.segment_map import SegmentMap
 from dynotui.ui.widgets.words import NEXT_PAGE, plural
 
 BAR_WIDTH = 16
@@ -186,6 +187,7 @@ class CostSidebar(VerticalScroll):
     can_focus = False
 
     def compose(self) -> ComposeResult:
+        yield SegmentMap(id="segment-map")  # a parallel Scan's segments (shown by the view)
         yield TextStatic("No page read yet.", id="page-cost")
         yield TextStatic("", id="query-cost")
         yield TextStatic("", id="session-cost")
