@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from dynotui.core.page import EndedBy
 from dynotui.dynamodb.codegen import CodeTarget, generate
 from dynotui.dynamodb.dynamo_json import to_wire
 from dynotui.dynamodb.schema import describe_table
@@ -122,6 +123,79 @@ def cases(demo_table: str, binary_table: str) -> list[tuple[str, QuerySpec, int]
             ),
             3,
         ),
+        # Fill pages whose loop runs out of rounds: the page holds what the rounds found
+        # (the code once printed page-size matches where the app showed one).
+        (
+            "capped-fill",
+            from_expressions(
+                demo_table,
+                key_condition="customer = :c",
+                filter="#s = :s",
+                names={"#s": "status"},
+                values={":c": {"S": demo.BIG_CUSTOMER}, ":s": {"S": "SHIPPED"}},
+                page_size=25,
+                mode="fill",
+                max_rounds=1,
+            ),
+            1,
+        ),
+        (
+            "capped-fill-later",
+            from_expressions(
+                demo_table,
+                key_condition="customer = :c",
+                filter="#s = :s",
+                names={"#s": "status"},
+                values={":c": {"S": demo.BIG_CUSTOMER}, ":s": {"S": "CANCELLED"}},
+                page_size=25,
+                mode="fill",
+                max_rounds=1,
+            ),
+            5,  # its one call sized by pages 1-4's share of matches
+        ),
+        (
+            "capped-fill-whole-page",
+            from_expressions(
+                demo_table,
+                key_condition="customer = :c",
+                filter="#s = :s",
+                names={"#s": "status"},
+                values={":c": {"S": demo.BIG_CUSTOMER}, ":s": {"S": "CANCELLED"}},
+                page_size=25,
+                mode="fill",
+                max_rounds=2,
+            ),
+            6,  # 25 matches, not the 26th that would prove a next page
+        ),
+        (
+            "gsi-capped-fill",
+            from_expressions(
+                demo_table,
+                index="by_status",
+                key_condition="#s = :s",
+                filter="attribute_exists(flag)",
+                names={"#s": "status"},
+                values={":s": {"S": "SHIPPED"}},
+                page_size=3,
+                mode="fill",
+                max_rounds=2,
+            ),
+            2,
+        ),
+        (
+            "scan-capped-fill",
+            from_expressions(
+                demo_table,
+                scan=True,
+                filter="#s = :r",
+                names={"#s": "status"},
+                values=rare,
+                page_size=10,
+                mode="fill",
+                max_rounds=2,
+            ),
+            5,
+        ),
         (
             "scan-filter-fill",
             from_expressions(
@@ -158,16 +232,35 @@ CASE_NAMES = [
     "descending-projection-raw",
     "binary-between-fill",
     "numeric-gsi-desc-raw",
+    "capped-fill",
+    "capped-fill-later",
+    "capped-fill-whole-page",
+    "gsi-capped-fill",
+    "scan-capped-fill",
     "scan-filter-fill",
 ]
+CAPPED = [
+    "capped-fill",
+    "capped-fill-later",
+    "capped-fill-whole-page",
+    "gsi-capped-fill",
+    "scan-capped-fill",
+]
+
+
+def test_the_capped_cases_ran_out_of_rounds(pages) -> None:
+    """Else the cases would not test the cap: each page shows fewer than a page."""
+    for name in CAPPED:
+        spec, _schema, page = pages[name]
+        assert page.ended_by is EndedBy.ROUNDS, (name, page.ended_by)
+        assert 0 < page.shown <= spec.page_size and page.cost.requests == spec.max_rounds
 
 
 def _code(pages, ddb, case: str, language: str) -> tuple[str, list[dict]]:
     spec, schema, page = pages[case]
     target = CodeTarget(region="us-east-1", endpoint_url=ddb.endpoint_url)
-    # Fill mode sizes Limit by the selectivity seen so far; the code starts where it did.
-    first_limit = page.cost.calls[0].limit if spec.mode == "fill" else None
-    code = generate(language, spec, schema, page.start_key, page.number, target, first_limit)
+    # Fill mode sizes Limit by the selectivity seen so far: the code starts where it did.
+    code = generate(language, spec, schema, page.start_key, page.number, target, page)
     return code, [to_wire(item) for item in page.items]
 
 
@@ -239,24 +332,29 @@ def test_first_page_code_has_no_start_key(client, demo_table) -> None:
     assert "const START_KEY = undefined;" in generate("javascript", spec, schema, None, 1)
 
 
-def test_fill_code_sizes_limit_like_the_reader(pages, ddb) -> None:
-    """A rare filter: the generated loop must not crawl at Limit = page size."""
-    spec, _schema, page = pages["scan-filter-fill"]
-    first_limit = page.cost.calls[0].limit
-    assert first_limit > 10 * spec.page_size, "the reader sized its first call by selectivity"
-    code, _expected = _code(pages, ddb, "scan-filter-fill", "boto3")
-    assert f"def next_matches(start_key, n, limit={first_limit}):" in code
+@pytest.mark.parametrize("case", ["scan-filter-fill", "capped-fill-whole-page", "gsi-capped-fill"])
+def test_fill_code_makes_the_calls_the_reader_made(pages, ddb, case) -> None:
+    """The same Limits, call by call: a rare filter's loop does not crawl at Limit = page
+    size, and a capped loop stops at its cap."""
+    spec, _schema, page = pages[case]
+    code, expected = _code(pages, ddb, case, "boto3")
+    assert f"FIRST_LIMIT = {page.cost.calls[0].limit}" in code
+    call = "client.scan" if spec.scan else "client.query"
     traced = code.replace(
-        "    return {call}(**request)".format(call="client.scan"),
-        "    CALLS.append(1)\n    return client.scan(**request)",
+        f"    return {call}(**request)",
+        f"    CALLS.append(limit)\n    return {call}(**request)",
     ).replace("client = boto3.client(", "CALLS = []\nclient = boto3.client(")
-    traced += "\nimport sys\nprint(len(CALLS), file=sys.stderr)\n"
+    traced += "\nprint(json.dumps(CALLS), file=sys.stderr)\n"
     result = subprocess.run(
         [sys.executable, "-c", traced], capture_output=True, text=True, timeout=120, env=ENV
     )
     assert result.returncode == 0, result.stderr
-    calls = int(result.stderr.strip().splitlines()[-1])
-    assert calls <= 3 * page.cost.requests + 2, (calls, page.cost.requests)
+    limits = json.loads(result.stderr.strip().splitlines()[-1])
+    assert limits == [c.limit for c in page.cost.calls]
+    got = [json.loads(line) for line in result.stdout.splitlines()]
+    assert _sets_sorted(got) == _sets_sorted(expected)
+    next_key = json.loads(result.stderr.splitlines()[0].split(": ", 1)[1])
+    assert next_key == to_wire(page.next_start_key)
 
 
 def _no_credentials_env(home: Path) -> dict[str, str]:

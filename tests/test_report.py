@@ -155,7 +155,7 @@ def test_report_on_the_demo_writes_both_files_with_the_pages_numbers(
         assert "p50" in text and "Count ÷ ScannedCount" in text
         assert "an estimate: us-east-1 list prices as of 2024-11-01" in text
         assert "Page 1 · boto3" in text and "Page 6 · aws-cli" in text
-        assert "next_matches(START_KEY, 10)" in text  # the fill loop's code
+        assert "fill_page(START_KEY)" in text and "PAGE_SIZE = 10" in text  # the fill loop
         assert ddb.endpoint_url in text
     # Every page of the ledger, with what ``dynotui pages`` said it cost.
     for page in pages:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from dynotui.cli.code_option import add_code_option, check_code, print_code
 from dynotui.cli.export_options import (
     ItemShape,
     add_format_option,
@@ -134,6 +135,7 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
         help="print next_token as null: no cursor secret is read or made",
     )
     group.add_argument("--plain", action="store_true", help="items as plain JSON")
+    add_code_option(group)
     group.add_argument(
         "--no-summary",
         action="store_true",
@@ -217,6 +219,8 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
     start = starting_point(
         args, source, signer, None, what="a PartiQL statement", refusals=refusals
     )
+    if args.code:
+        return print_code(args, source, start.key, out)
 
     def shape() -> ItemShape:  # the statement's table's keys lead; DescribeTable for them
         table, index = statement.target()
@@ -312,6 +316,7 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    check_code(args)
     check_format(args, out)
     if args.from_export is not None:
         return run_export_pages(args, out)
@@ -353,6 +358,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         resolve=lambda f: dynamo_start(source, f),
         refusals=refusals,
     )
+    if args.code:
+        return print_code(args, source, start.key, out)
     return page_through(
         source,
         args,

@@ -1,99 +1,71 @@
-"""Code that reproduces the current page from its start key: boto3, AWS CLI, JS SDK v3.
+"""Code that reproduces a page exactly from its start key: boto3, AWS CLI, JS SDK v3.
 
-Raw mode is one call with ``Limit`` = page size. Fill mode is the next page-size
-matches after the start key, following ``LastEvaluatedKey``: whatever Limit each
-call used, those are the same items, so every generator can reproduce the page.
+Raw mode is one call with ``Limit`` = page size. Fill mode is dynotui's own loop
+(``reader.read_page``), written out: at most ``max_rounds`` calls, each Limit sized as the
+reader sizes it, until page size + 1 matches (the extra one only proves a next page) or
+the end; page size are shown, and the next page starts after the last item shown. A loop
+that runs out of rounds shows what it found, so the code must stop where the app did.
+
+The AWS CLI cannot loop with changing Limits; its paginator returns the first N matches.
+That is the page whenever the loop did not run out of rounds; when it did, the page is
+the first k matches (k = what it showed), so the command asks for k, read from the page.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 import pprint
 import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from dynotui.dynamodb.dynamo_json import AttributeValue, Item, to_wire
+from dynotui.core.page import EndedBy, PageSummary
+from dynotui.dynamodb.code_target import CodeTarget as CodeTarget
+from dynotui.dynamodb.code_target import cli_json, has_binary_json
+from dynotui.dynamodb.code_target import code_target as code_target
+from dynotui.dynamodb.dynamo_json import Item, to_wire
+from dynotui.dynamodb.reader import fill_limit
 from dynotui.dynamodb.schema import TableSchema
-from dynotui.dynamodb.spec import QuerySpec
+from dynotui.dynamodb.spec import PAGE_SIZE_MAX, QuerySpec
 
 LANGUAGES = ("boto3", "aws-cli", "javascript")
 
 
-PLACEHOLDER_WHY = (
-    "DynamoDB Local accepts any credentials; dynotui used these placeholders because none "
-    "were configured. Use your own for anything but a local endpoint."
-)
-
-
 @dataclass(frozen=True)
-class CodeTarget:
-    """Where the generated code should connect; None means the SDK's own default chain.
+class PagePlan:
+    """What the code of one page replicates: the query's page size and mode, and for fill
+    mode the reader's loop, with what reading the page told (when it was read)."""
 
-    ``credentials`` are the placeholders the app itself used on a local endpoint with no
-    credentials configured: without them the code would fail where the app did not."""
+    page_size: int
+    fill: bool
+    max_rounds: int
+    first_limit: int  # the Limit of the first call (sized by earlier pages' selectivity)
+    filtered: bool
+    key_names: tuple[str, ...]  # a start key on this order: index keys, then table keys
+    capped_at: int | None = None  # items shown when the loop ran out of rounds
+    scanned: int = 0  # items the page's calls evaluated
 
-    region: str | None = None
-    endpoint_url: str | None = None
-    credentials: tuple[str, str] | None = None
-
-    def boto3_arguments(self) -> str:
-        """The keyword arguments of ``boto3.client("dynamodb", ...)``, with a leading comma."""
-        pairs = [("region_name", self.region), ("endpoint_url", self.endpoint_url)]
-        if self.credentials:
-            pairs += [
-                ("aws_access_key_id", self.credentials[0]),
-                ("aws_secret_access_key", self.credentials[1]),
-            ]
-        return "".join(f", {name}={value!r}" for name, value in pairs if value)
-
-    def python_comment(self) -> str:
-        return f"# {PLACEHOLDER_WHY}\n" if self.credentials else ""
-
-    def cli_flags(self) -> list[str]:
-        flags = []
-        if self.region:
-            flags.append(f"--region {shlex.quote(self.region)}")
-        if self.endpoint_url:
-            flags.append(f"--endpoint-url {shlex.quote(self.endpoint_url)}")
-        return flags
-
-    def cli_prefix(self) -> str:
-        """The AWS CLI takes credentials only from the environment: set them for the call."""
-        if not self.credentials:
-            return ""
-        key, secret = (shlex.quote(part) for part in self.credentials)
-        return f"AWS_ACCESS_KEY_ID={key} AWS_SECRET_ACCESS_KEY={secret} "
-
-    def cli_comment(self) -> str:
-        return f"\n# {PLACEHOLDER_WHY}" if self.credentials else ""
-
-    def javascript_config(self) -> str:
-        config: dict[str, Any] = {
-            k: v for k, v in (("region", self.region), ("endpoint", self.endpoint_url)) if v
-        }
-        if self.credentials:
-            config["credentials"] = {
-                "accessKeyId": self.credentials[0],
-                "secretAccessKey": self.credentials[1],
-            }
-        return json.dumps(config)
-
-    def javascript_comment(self) -> str:
-        return f"// {PLACEHOLDER_WHY}\n" if self.credentials else ""
+    @property
+    def need(self) -> int:
+        return self.page_size + 1
 
 
-def code_target(client: Any) -> CodeTarget:
-    """Where code for pages read through ``client`` should connect."""
-    from dynotui.dynamodb.connection import placeholder_credentials
-
-    endpoint = client.meta.endpoint_url
-    default = "amazonaws.com" in endpoint  # the SDKs find AWS's own endpoints themselves
-    return CodeTarget(
-        region=client.meta.region_name,
-        endpoint_url=None if default else endpoint,
-        credentials=placeholder_credentials(client),
+def page_plan(spec: QuerySpec, schema: TableSchema, read: PageSummary[Any] | None) -> PagePlan:
+    """The plan for the page ``read`` (None: a page not read yet, such as the first)."""
+    fill = spec.mode == "fill"
+    calls = read.cost.calls if read is not None else ()
+    first = calls[0].limit if fill and calls else None
+    if first is None:
+        first = fill_limit(spec.page_size + 1, bool(spec.filter), 0, 0, None, None) if fill else 0
+    capped = read is not None and fill and read.ended_by is EndedBy.ROUNDS
+    return PagePlan(
+        page_size=spec.page_size,
+        fill=fill,
+        max_rounds=spec.max_rounds,
+        first_limit=first or spec.page_size,
+        filtered=bool(spec.filter),
+        key_names=schema.cursor_key_names(spec.index),
+        capped_at=read.shown if capped and read is not None else None,
+        scanned=(read.scanned_count or 0) if read is not None else 0,
     )
 
 
@@ -103,13 +75,63 @@ def _params(spec: QuerySpec, schema: TableSchema) -> dict[str, Any]:
     return params
 
 
-def _title(spec: QuerySpec, page: int) -> str:
+def _calls(count: int) -> str:
+    return f"{count} call" if count == 1 else f"{count} calls"
+
+
+def title(spec: QuerySpec, page: int) -> str:
     how = (
         "one call, Limit = page size"
         if spec.mode == "raw"
-        else "the next page-size matches, following LastEvaluatedKey"
+        else f"dynotui's fill loop: at most {_calls(spec.max_rounds)} for page size + 1 matches"
     )
     return f"Page {page} of a {spec.operation.capitalize()} on {spec.table} ({how})."
+
+
+def _fill_python(plan: PagePlan) -> str:
+    return f'''PAGE_SIZE = {plan.page_size}
+MAX_ROUNDS = {plan.max_rounds}
+FIRST_LIMIT = {plan.first_limit}  # sized by the share of matches on the pages before
+FILTERED = {plan.filtered}
+# What a start key holds on this order: the index keys, then the table keys.
+KEY_NAMES = {plan.key_names!r}
+
+
+def next_limit(need, scanned, matched, last_limit):
+    """The next call's Limit, as dynotui sizes it: by the share of items the filter kept
+    so far (Limit counts items evaluated; the filter applies after it)."""
+    if not FILTERED:
+        return need
+    if matched:
+        estimate = need * scanned / matched
+    elif scanned:
+        estimate = last_limit * 4
+    else:
+        estimate = need
+    return max(need, min({PAGE_SIZE_MAX}, math.ceil(estimate)))
+
+
+def fill_page(start_key):
+    """At most MAX_ROUNDS calls, until PAGE_SIZE + 1 matches (the extra one only proves a
+    next page) or the end: the items shown and the next page's start key."""
+    items, scanned, matched, limit = [], 0, 0, FIRST_LIMIT
+    for _ in range(MAX_ROUNDS):
+        response = one_page(start_key, limit)
+        items.extend(response["Items"])
+        scanned += response["ScannedCount"]
+        matched += response["Count"]
+        start_key = response.get("LastEvaluatedKey")
+        if len(items) > PAGE_SIZE or start_key is None:
+            break
+        limit = next_limit(PAGE_SIZE + 1 - len(items), scanned, matched, limit)
+    if len(items) > PAGE_SIZE:
+        shown = items[:PAGE_SIZE]
+        # After the last item shown; never LastEvaluatedKey, which lies past matches not shown.
+        return shown, {{name: shown[-1][name] for name in KEY_NAMES}}
+    return items, start_key  # the end, or the rounds ran out: what they found
+
+
+'''
 
 
 def boto3_code(
@@ -118,17 +140,21 @@ def boto3_code(
     start_key: Item | None,
     page: int,
     target: CodeTarget,
-    first_limit: int,
+    plan: PagePlan,
 ) -> str:
     params = pprint.pformat(_params(spec, schema), sort_dicts=False, width=88)
     start = pprint.pformat(start_key, sort_dicts=False, width=88) if start_key else "None"
     call = "client.scan" if spec.scan else "client.query"
-    run = (
-        "one_page(START_KEY)['Items']"
-        if spec.mode == "raw"
-        else f"next_matches(START_KEY, {spec.page_size})"
-    )
-    return f'''"""{_title(spec, page)}
+    if plan.fill:
+        loop = _fill_python(plan)
+        run = "items, next_key = fill_page(START_KEY)"
+    else:
+        loop = ""
+        run = (
+            "response = one_page(START_KEY)\n"
+            'items, next_key = response["Items"], response.get("LastEvaluatedKey")'
+        )
+    return f'''"""{title(spec, page)}
 
 Generated by dynotui. Only an absent LastEvaluatedKey means the end: a page with
 no items and a key is normal when a filter is set (Limit counts items evaluated,
@@ -138,6 +164,7 @@ and the filter applies after it).
 import base64
 import json
 import math
+import sys
 
 import boto3
 
@@ -157,33 +184,15 @@ def one_page(start_key, limit={spec.page_size}):
     return {call}(**request)
 
 
-def next_matches(start_key, n, limit={first_limit}):
-    """The next n matching items, following LastEvaluatedKey until n or the end.
-
-    Limit follows the share of items the filter keeps, as dynotui's fill mode does:
-    the items are the same whatever Limit is, only the number of calls changes.
-    """
-    items, scanned, matched = [], 0, 0
-    while True:
-        response = one_page(start_key, limit)
-        items.extend(response["Items"])
-        scanned += response["ScannedCount"]
-        matched += response["Count"]
-        start_key = response.get("LastEvaluatedKey")
-        if len(items) >= n or start_key is None:
-            return items[:n]
-        need = n - len(items)
-        guess = math.ceil(need * scanned / matched) if matched else limit * 4
-        limit = min(1000, max(need, guess))
+{loop}def as_base64(value):
+    return base64.b64encode(value).decode()
 
 
-for item in {run}:
-    print(json.dumps(item, default=lambda b: base64.b64encode(b).decode()))
+{run}
+for item in items:
+    print(json.dumps(item, default=as_base64))
+print("next page's ExclusiveStartKey:", json.dumps(next_key, default=as_base64), file=sys.stderr)
 '''
-
-
-def cli_json(value: Any) -> str:
-    return shlex.quote(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
 
 def cli_command(
@@ -192,7 +201,7 @@ def cli_command(
     start_key: Item | None,
     page: int,
     target: CodeTarget,
-    first_limit: int,
+    plan: PagePlan,
 ) -> str:
     params = _params(spec, schema)
     parts = [f"aws dynamodb {spec.operation}", f"--table-name {shlex.quote(spec.table)}"]
@@ -215,10 +224,15 @@ def cli_command(
     if params.get("ConsistentRead"):
         parts.append("--consistent-read")
     parts.append("--return-consumed-capacity INDEXES")
-    if spec.mode == "raw":
+    note = ""
+    if not plan.fill or plan.capped_at == 0:
+        if plan.fill:  # the rounds found nothing: one call over the items they evaluated
+            note = f"\n# dynotui's {_calls(plan.max_rounds)} evaluated {plan.scanned} items and "
+            note += "found no match: so does one call with that Limit."
         if start_key:
             parts.append(f"--exclusive-start-key {cli_json(to_wire(start_key))}")
-        parts.append(f"--limit {spec.page_size} --no-paginate")
+        limit = plan.scanned if plan.fill else spec.page_size
+        parts.append(f"--limit {max(1, limit)} --no-paginate")
     else:
         if start_key:
             # The CLI's own pagination token: it wraps the same ExclusiveStartKey.
@@ -226,125 +240,22 @@ def cli_command(
 
             token = TokenEncoder().encode({"ExclusiveStartKey": start_key})
             parts.append(f"--starting-token {token}")
+        items = plan.page_size
+        if plan.capped_at is not None:
+            items = plan.capped_at
+            note = f"\n# dynotui's loop ran out of its {_calls(plan.max_rounds)} with {items} "
+            note += "matches: they are the first matches, so the CLI asks for as many."
         # The CLI's pages do not adapt: one Limit sized by the selectivity dynotui measured.
-        parts.append(f"--max-items {spec.page_size} --page-size {first_limit}")
+        parts.append(f"--max-items {items} --page-size {plan.first_limit}")
     parts.extend(target.cli_flags())
     parts[0] = target.cli_prefix() + parts[0]
-    comment = f"# {_title(spec, page)} Generated by dynotui.{target.cli_comment()}"
+    comment = f"# {title(spec, page)} Generated by dynotui.{note}{target.cli_comment()}"
     if has_binary_json(parts):
         comment += (
             "\n# For AWS CLI v2, which reads B values as base64 (v1 would send the base64"
             "\n# text itself as the bytes)."
         )
     return comment + "\n" + " \\\n  ".join(parts) + "\n"
-
-
-def has_binary_json(parts: list[str]) -> bool:
-    return any('{"B":' in part or '{"BS":' in part for part in parts)
-
-
-def js_value(value: AttributeValue, indent: int = 0) -> str:
-    ((kind, inner),) = value.items()
-    if kind == "S":
-        return json.dumps(inner, ensure_ascii=False)
-    if kind == "N":
-        return f"NumberValue.from({json.dumps(inner)})"
-    if kind == "B":
-        return f'Buffer.from("{base64.b64encode(bytes(inner)).decode()}", "base64")'
-    if kind == "BOOL":
-        return "true" if inner else "false"
-    if kind == "NULL":
-        return "null"
-    if kind == "SS":
-        return f"new Set({json.dumps(list(inner), ensure_ascii=False)})"
-    if kind == "NS":
-        return "new Set([" + ", ".join(js_value({"N": n}) for n in inner) + "])"
-    if kind == "BS":
-        return "new Set([" + ", ".join(js_value({"B": b}) for b in inner) + "])"
-    if kind == "L":
-        return "[" + ", ".join(js_value(v, indent) for v in inner) + "]"
-    if kind == "M":
-        return js_object(inner, indent)
-    raise ValueError(f"unknown DynamoDB type {kind}")
-
-
-def js_object(item: Item, indent: int = 0) -> str:
-    if not item:
-        return "{}"
-    pad = "  " * (indent + 1)
-    body = ",\n".join(f"{pad}{json.dumps(k)}: {js_value(v, indent + 1)}" for k, v in item.items())
-    return "{\n" + body + "\n" + "  " * indent + "}"
-
-
-def javascript_code(
-    spec: QuerySpec,
-    schema: TableSchema,
-    start_key: Item | None,
-    page: int,
-    target: CodeTarget,
-    first_limit: int,
-) -> str:
-    params = _params(spec, schema)
-    command = "ScanCommand" if spec.scan else "QueryCommand"
-    lines = []
-    for key, value in params.items():
-        if key == "ExpressionAttributeValues":
-            lines.append(f"  {key}: {js_object(value, 1)},")
-        else:
-            lines.append(f"  {key}: {json.dumps(value, ensure_ascii=False)},")
-    start = js_object(start_key) if start_key else "undefined"
-    run = (
-        "(await onePage(START_KEY)).Items"
-        if spec.mode == "raw"
-        else f"await nextMatches(START_KEY, {spec.page_size})"
-    )
-    return f"""// {_title(spec, page)}
-// Generated by dynotui. Only an absent LastEvaluatedKey means the end.
-import {{ DynamoDBClient }} from "@aws-sdk/client-dynamodb";
-import {{ DynamoDBDocumentClient, {command}, NumberValue }} from "@aws-sdk/lib-dynamodb";
-import {{ marshall }} from "@aws-sdk/util-dynamodb";
-
-{target.javascript_comment()}const CONNECTION = {target.javascript_config()};
-const client = DynamoDBDocumentClient.from(new DynamoDBClient(CONNECTION), {{
-  // NumberValue keeps every digit of DynamoDB numbers; plain JS numbers would not.
-  unmarshallOptions: {{ wrapNumbers: true }},
-}});
-
-const PARAMS = {{
-{chr(10).join(lines)}
-}};
-
-// ExclusiveStartKey of page {page} (undefined: the start of the result).
-const START_KEY = {start};
-
-async function onePage(startKey, limit = {spec.page_size}) {{
-  return client.send(new {command}({{ ...PARAMS, Limit: limit, ExclusiveStartKey: startKey }}));
-}}
-
-// Limit follows the share of items the filter keeps, as dynotui's fill mode does.
-async function nextMatches(startKey, n, limit = {first_limit}) {{
-  const items = [];
-  let scanned = 0;
-  let matched = 0;
-  for (;;) {{
-    const page = await onePage(startKey, limit);
-    items.push(...page.Items);
-    scanned += page.ScannedCount;
-    matched += page.Count;
-    startKey = page.LastEvaluatedKey;
-    if (items.length >= n || startKey === undefined) return items.slice(0, n);
-    const need = n - items.length;
-    const guess = matched ? Math.ceil((need * scanned) / matched) : limit * 4;
-    limit = Math.min(1000, Math.max(need, guess));
-  }}
-}}
-
-const bytesAsBase64 = (key, value) =>
-  value instanceof Uint8Array ? Buffer.from(value).toString("base64") : value;
-for (const item of {run}) {{
-  console.log(JSON.stringify(marshall(item), bytesAsBase64));
-}}
-"""
 
 
 def generate(
@@ -354,11 +265,12 @@ def generate(
     start_key: Item | None,
     page: int,
     target: CodeTarget | None = None,
-    first_limit: int | None = None,
+    read: PageSummary[Any] | None = None,
 ) -> str:
-    """``first_limit``: the Limit of the page's first call in fill mode (the reader sizes it
-    by the selectivity seen so far); the page size when not given."""
+    """The code of page ``page`` from ``start_key``; ``read``: that page as it was read
+    (its first call's Limit, and where its fill loop stopped), None before it is."""
+    from dynotui.dynamodb.codegen_js import javascript_code
+
     makers = {"boto3": boto3_code, "aws-cli": cli_command, "javascript": javascript_code}
-    return makers[language](
-        spec, schema, start_key, page, target or CodeTarget(), first_limit or spec.page_size
-    )
+    plan = page_plan(spec, schema, read)
+    return makers[language](spec, schema, start_key, page, target or CodeTarget(), plan)

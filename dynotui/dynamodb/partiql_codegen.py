@@ -7,7 +7,8 @@ import pprint
 import shlex
 from typing import Any
 
-from dynotui.dynamodb.codegen import CodeTarget, cli_json, has_binary_json, js_value
+from dynotui.dynamodb.code_target import CodeTarget, cli_json, has_binary_json
+from dynotui.dynamodb.codegen_js import js_value
 from dynotui.dynamodb.dynamo_json import to_wire
 from dynotui.dynamodb.partiql import Statement
 

@@ -90,10 +90,8 @@ def _code(pager: Pager, target: CodeTarget, code_page: int | None) -> list[CodeB
                 text = generate_partiql(language, source.statement, start, number, target)
             else:
                 assert isinstance(source, QuerySource)
-                calls = summary.cost.calls if summary is not None else ()
-                first_limit = calls[0].limit if calls else None
                 text = generate(
-                    language, source.spec, source.schema, start, number, target, first_limit
+                    language, source.spec, source.schema, start, number, target, summary
                 )
             blocks.append(CodeBlock(f"Page {number} · {language}", FENCES[language], text))
     return blocks

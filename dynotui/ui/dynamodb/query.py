@@ -185,19 +185,11 @@ class DynamoQuery(DynamoItems):
         from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget, generate  # when asked for
 
         assert isinstance(target, CodeTarget)
-        calls = page.cost.calls
-        first_limit = calls[0].limit if calls and self.spec.mode == "fill" else None
         return {
             language: CodeTab(
                 *CODE_TABS[language],
                 generate(
-                    language,
-                    self.spec,
-                    self.schema,
-                    page.start_key,
-                    page.number,
-                    target,
-                    first_limit,
+                    language, self.spec, self.schema, page.start_key, page.number, target, page
                 ),
             )
             for language in LANGUAGES
