@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from dynotui.cli.demo_export import add_export_option, write_demo_export
 from dynotui.cli.local_cmd import home_with_progress, start_with_progress, watch
@@ -26,6 +27,9 @@ from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
 from dynotui.local.progress import Step, bar
 from dynotui.local.runner import DynamoDBLocal
 from dynotui.local.tables import require_local
+
+if TYPE_CHECKING:
+    from dynotui.core.history import HistoryEntry
 
 ENV_ENDPOINTS = ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL")
 
@@ -115,8 +119,36 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             break
+
+    def show(client: Any, local: ConnectionOptions, server: DynamoDBLocal) -> int:
+        return _show(client, args, local, server)
+
+    return _own_demo(options, args.reseed, show)
+
+
+def resume(args: argparse.Namespace, entry: HistoryEntry) -> int:
+    """``dynotui --resume`` when the query viewed last was read on a demo: a demo of its
+    own (its DynamoDB Local on a new port), the entry reopened on it."""
+    print("The query viewed last was read on the demo: starting the demo for it.", file=sys.stderr)
+    prices = prices_from_args(args)
+
+    def reopened(client: Any, options: ConnectionOptions, _: DynamoDBLocal) -> int:
+        history = history_store(args)
+        form = QueryForm()
+        return open_app(client, options, None, form, history=history, resume=entry, prices=prices)
+
+    return _own_demo(connection_options(args), False, reopened)
+
+
+def _own_demo(
+    options: ConnectionOptions,
+    reseed: bool,
+    then: Callable[[Any, ConnectionOptions, DynamoDBLocal], int],
+) -> int:
+    """The demo's own DynamoDB Local on a copy of the cached database: ``then`` runs with
+    its client while it serves, and it stops after."""
     home = home_with_progress()
-    db = _demo_db(home, args.reseed)
+    db = _demo_db(home, reseed)
     # While the JVM starts, load the UI: the two take about as long as each other.
     server = start_with_progress(preload_ui, home=home, db_file=db, quick_start=True)
     try:
@@ -125,8 +157,9 @@ def run(args: argparse.Namespace) -> int:
             connect_timeout=options.connect_timeout,
             read_timeout=options.read_timeout,
             max_attempts=options.max_attempts,
+            demo_endpoint=server.endpoint_url,
         )
-        return _show(make_client(local), args, local, server)
+        return then(make_client(local), local, server)
     finally:
         server.stop()
 

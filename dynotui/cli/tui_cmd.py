@@ -205,19 +205,23 @@ def run_resume(args: argparse.Namespace) -> int:
     from dynotui.dynamodb.connection import make_client
     from dynotui.dynamodb.schema import describe_table
 
+    if history_entry.read_on_demo(entry):  # its port went with that demo: a new one
+        from dynotui.cli import demo_cmd
+
+        history_entry.check_query(entry)
+        return demo_cmd.resume(args, entry)
     reopening = history_entry.reopen(entry)
     options = reopening.connection
     client = make_client(options)
-    # The connection it was read on must answer before the app opens on it (a demo's
-    # endpoint is gone once the demo quits): one line, not an empty screen.
+    # The connection it was read on must answer before the app opens on it: one line,
+    # not an empty screen.
     spec, statement = reopening.spec, reopening.statement
     table = spec.table if spec is not None else statement.target()[0] if statement else ""
     try:
         describe_table(client, table)
     except ServiceError as exc:
         raise ServiceError(
-            f"--resume: {exc}; the query viewed last ({entry.label}) was read there, and a "
-            "demo's endpoint goes with the demo"
+            f"--resume: {exc}; the query viewed last ({entry.label}) was read there"
         ) from None
     preload_ui()
     prices = prices_from_args(args)

@@ -50,6 +50,14 @@ class ConnectionOptions:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     read_timeout: float = DEFAULT_READ_TIMEOUT
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    # The endpoint of the demo's own DynamoDB Local, started by this run on a port of its
+    # own: history keeps "the demo" rather than a port the next demo will not have.
+    demo_endpoint: str | None = None
+
+    @property
+    def is_demo(self) -> bool:
+        """Connected to the demo's own DynamoDB Local (not to one changed to since)."""
+        return self.demo_endpoint is not None and self.endpoint_url == self.demo_endpoint
 
 
 def check_endpoint(url: str, name: str = "--endpoint-url") -> str:

@@ -49,15 +49,25 @@ def _endpoint(url: str | None) -> str | None:
 
 
 def connection_record(options: ConnectionOptions) -> dict[str, Any]:
-    """Profile, region, endpoint and timeouts: never a key (boto3 finds those again)."""
-    return {
+    """Profile, region, endpoint and timeouts: never a key (boto3 finds those again). The
+    demo's own DynamoDB Local is recorded as the demo, without its port: every demo
+    listens on a new one, and the next demo reopens the entry on its own."""
+    record = {
         "profile": options.profile,
         "region": options.region,
-        "endpoint_url": _endpoint(options.endpoint_url),
+        "endpoint_url": None if options.is_demo else _endpoint(options.endpoint_url),
         "connect_timeout": options.connect_timeout,
         "read_timeout": options.read_timeout,
         "max_attempts": options.max_attempts,
     }
+    if options.is_demo:
+        record["demo"] = True
+    return record
+
+
+def read_on_demo(entry: HistoryEntry) -> bool:
+    """True when the entry was read on a demo's own DynamoDB Local."""
+    return entry.connection.get("demo") is True
 
 
 def _text_or_none(data: Mapping[str, Any], name: str) -> str | None:
@@ -243,11 +253,9 @@ class DynamoReopening:
         return reopened_note(self.page, "start key", "the data may have changed")
 
 
-def reopen(entry: HistoryEntry) -> DynamoReopening:
-    """The query an entry holds, checked; HistoryError if it is not a DynamoDB entry."""
+def _query(entry: HistoryEntry) -> tuple[QuerySpec | None, Statement | None, QueryForm | None]:
     if entry.database not in (DATABASE, PARTIQL):
         raise HistoryError(f"the history entry is a {entry.database} query, not DynamoDB's")
-    connection = connection_from_record(entry.connection)
     spec = statement = form = None
     try:
         if entry.database == PARTIQL:
@@ -260,6 +268,28 @@ def reopen(entry: HistoryEntry) -> DynamoReopening:
         raise
     except InputError as exc:
         raise HistoryError(f"the history entry holds a query dynotui refuses: {exc}") from None
+    return spec, statement, form
+
+
+def check_query(entry: HistoryEntry) -> None:
+    """HistoryError if the entry's query is not one dynotui would open (before anything
+    is started to open it on)."""
+    _query(entry)
+
+
+def reopen(entry: HistoryEntry, current: ConnectionOptions | None = None) -> DynamoReopening:
+    """The query an entry holds, checked; HistoryError if it is not a DynamoDB entry. An
+    entry read on a demo reopens on the demo running now (``current``), and only there."""
+    spec, statement, form = _query(entry)
+    if not read_on_demo(entry):
+        connection = connection_from_record(entry.connection)
+    elif current is not None and current.is_demo:
+        connection = current
+    else:
+        raise HistoryError(
+            "this query was read on the demo's DynamoDB Local: reopen it in 'dynotui demo' "
+            "(h), or with 'dynotui --resume', which starts the demo for it"
+        )
     return DynamoReopening(connection, spec, statement, form, entry.boundary, entry.page)
 
 

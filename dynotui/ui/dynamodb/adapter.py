@@ -356,7 +356,7 @@ class DynamoDBAdapter:
     def reopen(self, host: Host, entry: HistoryEntry, answer: DynamoAnswer) -> None:
         answer = self._split(host, answer)
         try:
-            reopening = history_entry.reopen(entry)
+            reopening = history_entry.reopen(entry, self.options)
         except InputError as exc:
             host.fail(exc, "History")
             return
