@@ -13,7 +13,7 @@ import pprint
 import shlex
 from typing import Any
 
-from dynotui.dynamodb.codegen import CodeTarget, cli_json
+from dynotui.dynamodb.code_target import CodeTarget, cli_json
 from dynotui.dynamodb.what_if.rewrite import ImaginedIndex
 
 LANGUAGES = ("cli", "boto3")
