@@ -135,7 +135,6 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
         help="print next_token as null: no cursor secret is read or made",
     )
     group.add_argument("--plain", action="store_true", help="items as plain JSON")
-    add_code_option(group)
     group.add_argument(
         "--no-summary",
         action="store_true",
@@ -160,6 +159,7 @@ def register(sub: Any, help_text: str) -> None:
     add_query_options(parser)
     add_statement_options(parser)
     add_paging_options(parser)
+    add_code_option(parser.add_argument_group("code"))
     add_format_option(parser)
     add_segments_option(parser.add_argument_group("parallel Scan"))
     add_export_options(parser)

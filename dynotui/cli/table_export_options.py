@@ -60,7 +60,7 @@ def refuse_export_flags(args: argparse.Namespace) -> None:
         for flag, value in (
             ("--key-schema", args.key_schema),
             ("--partitions", getattr(args, "partitions", None)),
-            ("--code", getattr(args, "code", None)),
+            ("--code athena", "athena" if getattr(args, "code", None) == "athena" else None),
         )
         if value is not None
     ]
@@ -259,6 +259,10 @@ def refuse_for_pages(args: argparse.Namespace) -> None:
             ("--segments", getattr(args, "segments", 1) != 1),
             ("--exclusive-start-key", args.exclusive_start_key),
             ("--foreign-token", args.foreign_token),
+            (
+                f"--code {getattr(args, 'code', None)}",
+                getattr(args, "code", None) not in (None, "athena"),
+            ),
         )
         if value
     ]
