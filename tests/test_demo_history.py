@@ -12,7 +12,7 @@ import pytest
 from faultproxy import FaultProxy
 from terminal import Terminal
 from textual.widgets import Static
-from uihelpers import Recorder, dynamodb_app, text_of
+from uihelpers import Recorder, dynamodb_app, said, text_of
 
 from dynotui.core.history import HistoryError, HistoryStore
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
@@ -100,7 +100,7 @@ async def test_h_in_the_next_demo_reopens_the_last_demos_entry(
         assert list(again.pager.current.items) == left_on[1], "the same items"
         line = text_of(again.main_view.query_one("#query-line", Static))
         assert "reopened from history at page 3" in line
-        assert not [s for s in again.said if s.title == "History"], again.said
+        assert not [s for s in said(again) if s.title == "History"], said(again)
         await pilot.press("q")
 
 
