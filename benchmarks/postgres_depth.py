@@ -10,13 +10,16 @@ and, in one run:
   10,000 is the last, in --order.
 - pgbench: a pgbench-shaped ``pgbench_accounts`` of 1,000,000 rows made with
   generate_series (bid and abalance nullable as pgbench declares them, yet never NULL;
-  last_seen NULL in 30% of rows) with the issue's indexes, and a copy whose abalance is
-  NOT NULL. The nullable order (abalance DESC, aid) is read at pages 1, 100, 1,000 and
-  10,000 by keyset, by OFFSET, by keyset on the NOT NULL copy, and by the expanded OR form
-  dynotui used before (the baseline); then page 1 and page 10,000 of every index order,
-  both directions, by keyset; then (unless --no-drain) every index order is drained, all
-  1,000,000 rows, and compared with a plain ``SELECT ... ORDER BY`` of the benchmark's
-  own ORDER BY text.
+  last_seen NULL in 30% of rows; filler blank, as pgbench leaves it) with the issue's
+  indexes: nullable, mixed-direction, tie-heavy ((bid, abalance), which lacks the
+  tie-breaker aid) and expression (abs(abalance); lower(filler), on which every row ties);
+  and a copy whose abalance is NOT NULL. The nullable order (abalance DESC, aid) is read
+  at pages 1, 100, 1,000 and 10,000 by keyset, by OFFSET, by keyset on the NOT NULL copy,
+  and by the expanded OR form dynotui used before (the baseline); then pages 2, 5,000 and
+  10,000 of every index order against its page 1, both directions, by keyset, with what
+  EXPLAIN said of the order when the table was described; then (unless --no-drain) every
+  index order is drained, all 1,000,000 rows, and compared with a plain ``SELECT ...
+  ORDER BY`` of the benchmark's own ORDER BY text.
 
 Page k is read the way dynotui reads it: keyset from the boundary the stack would hold
 (the sort values of the last row of page k - 1, looked up once, untimed), OFFSET from
@@ -71,6 +74,10 @@ CREATE INDEX pgbench_seen ON pgbench_accounts (last_seen, aid);
 CREATE INDEX pgbench_seen_nulls_first ON pgbench_accounts (last_seen NULLS FIRST, aid);
 CREATE INDEX pgbench_seen_desc ON pgbench_accounts (last_seen DESC NULLS LAST, aid DESC);
 CREATE INDEX pgbench_positive ON pgbench_accounts (abalance) WHERE abalance > 0;
+-- Tie-heavy: an index that lacks the tie-breaker (about 5 rows to each (bid, abalance)),
+-- and an expression index over pgbench's blank char(84) filler (every row ties on it).
+CREATE INDEX pgbench_bid_abalance ON pgbench_accounts (bid, abalance);
+CREATE INDEX pgbench_lower_filler ON pgbench_accounts (lower(filler));
 CREATE TABLE pgbench_accounts_notnull (LIKE pgbench_accounts);
 INSERT INTO pgbench_accounts_notnull SELECT * FROM pgbench_accounts;
 ALTER TABLE pgbench_accounts_notnull ADD PRIMARY KEY (aid), ALTER abalance SET NOT NULL;
@@ -93,7 +100,10 @@ ORDERS = {
         "last_seen DESC NULLS LAST, aid DESC",
     ),
     "pgbench_seen_desc": ("last_seen DESC NULLS LAST, aid DESC", "last_seen NULLS FIRST, aid"),
+    "pgbench_bid_abalance": ("bid, abalance, aid", "bid DESC, abalance DESC, aid DESC"),
+    "pgbench_lower_filler": ("lower(filler), aid", "lower(filler) DESC, aid DESC"),
 }
+FLAT_PAGES = (2, 5_000, 10_000)
 
 
 def summary(runs: list[PgCost]) -> dict[str, float]:
@@ -115,7 +125,7 @@ def boundary_of(session: PgSession, table: PgTable, order: PgOrder, number: int)
         return None
     order_by = ", ".join(c.sql() for c in order.columns)
     # Named apart from the columns: ORDER BY "abalance" would sort the text output.
-    keys = ", ".join(f"({c.expression})::text AS b{i}" for i, c in enumerate(order.columns))
+    keys = ", ".join(f"{c.text_sql()} AS b{i}" for i, c in enumerate(order.columns))
     rows = session.query(
         f"SELECT {keys} FROM {table.qualified} ORDER BY {order_by} "
         f"LIMIT 1 OFFSET {(number - 1) * PAGE_SIZE - 1}"
@@ -275,26 +285,40 @@ def pgbench_depth(session: PgSession, args: argparse.Namespace) -> None:
 
 
 def every_order_flat(session: PgSession, table: PgTable) -> None:
-    print("\n### page 1 and page 10,000 of every index order, by keyset (buffers)")
-    print("| order | direction | page 1 | page 10,000 | x page 1 | page 10,000 read by |")
-    print("| --- | --- | ---: | ---: | ---: | --- |")
+    print(
+        "\n### pages 2, 5,000 and 10,000 of every index order against page 1, by keyset "
+        "(buffers, median of 3)"
+    )
+    print(
+        "| order | direction | page 1 | "
+        + " | ".join(f"page {n:,} | x page 1" for n in FLAT_PAGES)
+        + " | page 10,000 read by | EXPLAIN at open |"
+    )
+    print("| --- | --- | ---: | " + "---: | ---: | " * len(FLAT_PAGES) + "--- | --- |")
     worst = 0.0
     for name in ORDERS:
         for reverse in (False, True):
             order = table.order(name).reversed() if reverse else table.order(name)
             source = PgSource(session, PgQuery(table, order, page_size=PAGE_SIZE))
-            start = boundary_of(session, table, order, 10_000)
             first = statistics.median(page_cost(source, None, 1).headline for _ in range(3))
-            deep_page = source.read_page(start, 10_000, selectivity=None, cancel=NEVER)
-            deep = statistics.median(
-                [deep_page.cost.headline] + [page_cost(source, start, 10_000).headline] * 2
-            )
-            worst = max(worst, deep / first)
+            cells = [f"{first:,.0f}"]
+            how = ""
+            for number in FLAT_PAGES:
+                start = boundary_of(session, table, order, number)
+                page = source.read_page(start, number, selectivity=None, cancel=NEVER)
+                deep = statistics.median(
+                    [page.cost.headline]
+                    + [page_cost(source, start, number).headline for _ in range(2)]
+                )
+                worst = max(worst, deep / first)
+                cells += [f"{deep:,.0f}", f"{deep / first:.2f}x"]
+                how = page.extra["keyset"]
             print(
-                f"| {name} {order.label} | {'back' if reverse else 'forward'} | {first:,.0f} "
-                f"| {deep:,.0f} | {deep / first:.2f}x | {deep_page.extra['keyset']} |"
+                f"| {name} {order.label} | {'back' if reverse else 'forward'} | "
+                + " | ".join(cells)
+                + f" | {how} | {order.cost_note or 'bounded index seeks'} |"
             )
-    print(f"worst page 10,000 / page 1: {worst:.2f}x")
+    print(f"worst page k / page 1 (k = {', '.join(f'{n:,}' for n in FLAT_PAGES)}): {worst:.2f}x")
 
 
 def drain_every_order(session: PgSession, table: PgTable, uri: str) -> None:

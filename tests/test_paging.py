@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import itertools
 from collections import Counter
 from decimal import Decimal
@@ -13,6 +14,7 @@ from helpers import drain, items_of, rare_spec, walk
 
 from dynotui.core.errors import ServiceError
 from dynotui.core.page import EndedBy, HasNext
+from dynotui.core.pager import NoProgressError
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import query_pager
@@ -348,3 +350,45 @@ def test_list_tables_follows_every_page(client, typed_table, demo_table) -> None
     assert len(everything) >= 2
     assert list_tables(client, page_size=1) == list_tables(client)
     assert {typed_table, demo_table} <= set(list_tables(client, page_size=1))
+
+
+class Repeating:
+    """A real Query source whose page ``at`` ends on the boundary page ``back_to`` began
+    on, as a service answering with an earlier LastEvaluatedKey would."""
+
+    def __init__(self, source: Any, at: int, back_to: int, starts: dict[int, Any]) -> None:
+        self.source, self.at, self.back_to, self.starts = source, at, back_to, starts
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.source, name)
+
+    def read_page(self, start_key: Any, number: int, **kwargs: Any) -> Any:
+        page = self.source.read_page(start_key, number, **kwargs)
+        self.starts.setdefault(number, start_key)
+        if number == self.at:
+            return dataclasses.replace(page, next_start_key=self.starts[self.back_to])
+        return page
+
+
+@pytest.mark.parametrize("back_to", [2, 4], ids=["an-earlier-page", "its-own-start"])
+def test_a_walk_that_would_repeat_a_boundary_stops_with_an_error(
+    client, schema, back_to: int
+) -> None:
+    spec = from_key(schema, partition_value=demo.BIG_CUSTOMER, page_size=30)
+    pager = query_pager(client, spec, schema)
+    pager.source = Repeating(pager.source, at=4, back_to=back_to, starts={})
+    for _ in range(3):
+        pager.next()
+    before = (pager.number, pager.stack, pager.cached_numbers(), pager.totals, pager.current)
+    with pytest.raises(NoProgressError, match=f"page 4 ends where page {back_to} began"):
+        pager.next()
+    assert (
+        pager.number,
+        pager.stack,
+        pager.cached_numbers(),
+        pager.totals,
+        pager.current,
+    ) == before
+    # The guard refuses only a boundary already begun on: a page that moves on is read.
+    pager.source = pager.source.source
+    assert pager.next().number == 4

@@ -271,8 +271,8 @@ def test_advisor_findings(pg: Any) -> None:
             pager.next()
         return {f.kind: f.text for f in pager.advisor.findings()}
 
-    not_unique = findings(query(pg, "events_kind", table="events", page_size=7))
-    assert "not-unique" in not_unique and "lost or repeated" in not_unique["not-unique"]
+    physical = findings(query(pg, "events_kind", table="events", page_size=7))
+    assert "not updated during paging" in physical["physical"]
     assert "no-index" in findings(query(pg, "total", where=None, params=()))
     waste = findings(query(pg, "primary key", where="status = $1", params=("RETURNED",)))
     assert "status" in waste["filter-waste"]
@@ -285,10 +285,14 @@ def test_advisor_findings(pg: Any) -> None:
     assert "2 seeks joined by UNION ALL" in form and "per seek" in form
 
 
-def test_a_table_without_a_key_or_index_asks_for_columns(pg: Any) -> None:
+def test_a_table_without_a_key_is_tie_broken_by_where_rows_lie(pg: Any, pg_admin: Any) -> None:
     table = describe_table(pg, "events")
-    assert [o.unique for o in table.orders] == [False]
-    assert "NOT unique" in table.orders[0].describe()
+    assert table.row_key == ("ctid",)
+    assert [o.label for o in table.orders] == ["(kind, ctid)"]
+    assert "exact while rows are not updated during paging" in table.orders[0].describe()
+    pages = walk(Pager(PgSource(pg, PgQuery(table, table.orders[0], page_size=7))))
+    truth = pg_admin.execute("SELECT kind, n::text FROM events ORDER BY kind, ctid").fetchall()
+    assert [(r["kind"], r["n"]) for p in pages for r in p.items] == [tuple(r) for r in truth]
     odd = describe_table(pg, '"odd schema"."Mixed ""Case"""')
     assert odd.primary_key == ("Key",)
     pages = walk(Pager(PgSource(pg, PgQuery(odd, odd.default_order(), page_size=7))))

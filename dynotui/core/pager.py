@@ -12,12 +12,13 @@ only for the pages in the bounded cache.
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Generic, Literal
 
 from dynotui.core.cancel import NEVER, CancelToken
-from dynotui.core.errors import InputError
+from dynotui.core.errors import InputError, ServiceError
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.measures import QueryMeasures
 from dynotui.core.page import C, HasNext, I, K, Page, PageSummary, Totals
@@ -30,6 +31,11 @@ SPARK_PAGES = 120  # the sparkline shows capacity of at most this many pages
 
 class StalePageError(RuntimeError):
     """A page read for a stack that has changed since; drop it."""
+
+
+class NoProgressError(ServiceError):
+    """A page ends on a boundary where a page already read began: reading on would repeat
+    pages without end. The walk stops; the stack and the pages read stay as they were."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,10 @@ class Pager(Generic[K, I, C]):
         self.first_number = first_number
         self.cache_pages = cache_pages
         self._starts: list[K | None] = [start_key]
+        # Each boundary on the stack as canonical JSON, and the first page it begins: an
+        # endless walk is refused by construction, whatever the source returns.
+        self._began: dict[str, int] = {}
+        self._note_start(first_number, start_key)
         self._cache: OrderedDict[int, Page[C, K, I]] = OrderedDict()
         self._summaries: dict[int, PageSummary[C, K]] = {}  # the latest fresh read of each
         self.current: Page[C, K, I] | None = None
@@ -190,12 +200,32 @@ class Pager(Generic[K, I, C]):
         return Move(number, start, cached.as_cached() if cached else None)
 
     def read(self, move: Move[C, K, I], cancel: CancelToken = NEVER) -> Page[C, K, I]:
-        """The page ``move`` leads to: from the cache, or read from its start key."""
+        """The page ``move`` leads to: from the cache, or read from its start key. Refused
+        (NoProgressError) if it ends where it or an earlier page began."""
         if move.cached is not None:
             return move.cached
-        return self.source.read_page(
+        page = self.source.read_page(
             move.start_key, move.number, selectivity=self.selectivity(), cancel=cancel
         )
+        following = page.next_start_key
+        if following is not None:
+            began = self._began.get(self._canonical(following))
+            if began is not None and began <= move.number:
+                raise NoProgressError(
+                    f"page {move.number} ends where page {began} began: reading on would "
+                    f"repeat pages {began} to {move.number} without end, so the walk stops "
+                    "here (the source returned a boundary it had returned before)"
+                )
+        return page
+
+    def _canonical(self, key: K) -> str:
+        return json.dumps(
+            self.source.key_to_json(key), sort_keys=True, separators=(",", ":"), default=str
+        )
+
+    def _note_start(self, number: int, key: K | None) -> None:
+        if key is not None:
+            self._began.setdefault(self._canonical(key), number)
 
     def accept(self, page: Page[C, K, I]) -> Page[C, K, I]:
         """Make ``page`` the current one and record its boundary, cost and copy."""
@@ -208,12 +238,16 @@ class Pager(Generic[K, I, C]):
             if len(self._starts) > at + 1 and self._starts[at + 1] != following:
                 # The data (or the mode) moved this boundary: what lay beyond is unknown now.
                 del self._starts[at + 1 :]
+                self._began = {}
+                for number, key in enumerate(self._starts, start=self.first_number):
+                    self._note_start(number, key)
                 for number in [n for n in self._cache if n > k]:
                     del self._cache[number]
                 for number in [n for n in self._summaries if n > k]:
                     del self._summaries[number]
             if len(self._starts) == at + 1 and following is not None:
                 self._starts.append(following)
+                self._note_start(k + 1, following)
             self._cache[k] = page
             self._summaries[k] = page.summary()
             self.totals = self.totals.add(page.cost)

@@ -57,6 +57,27 @@ class PgAdvisor:
                     "key as the last sort column.",
                 )
             )
+        if order.physical:
+            why = self.query.table.why_physical
+            found.append(
+                Finding(
+                    "physical",
+                    f"The order ({', '.join(c.label for c in order.columns)}) ends with ctid, "
+                    f"where each row lies{f' ({why})' if why else ''}: exact while rows are "
+                    "not updated during paging (an updated row moves, and may then be read "
+                    "twice or not at all). A primary key names rows for good.",
+                )
+            )
+        if order.cost_note and self.query.mode == "keyset":
+            found.append(
+                Finding(
+                    "not-flat",
+                    f"Order {order.name}: {order.cost_note}, as EXPLAIN planned page 2, so "
+                    "a page reads more than its rows. An index that holds every term of "
+                    f"({', '.join(c.words() for c in order.columns)}) would seek straight to "
+                    "each page.",
+                )
+            )
         if self.sorted_pages and self.last is not None:
             cost = self.last.cost
             terms = ", ".join(c.words() for c in order.columns)
@@ -113,8 +134,9 @@ class PgAdvisor:
                     "keyset-form",
                     f"Page {last.number} was read by {form}: "
                     f"{cost.shared_hit + cost.shared_read:,} buffers in all (per seek: {seeks}). "
-                    "Each seek starts at the boundary and stops after a page, so the cost "
-                    "stays flat with depth.",
+                    "Each seek starts at the boundary and stops after a page, and a seek "
+                    "is read only when those before it end before the page does, so the "
+                    "cost stays flat with depth.",
                 )
             )
         nullable = [c for c in order.columns if c.nullable]

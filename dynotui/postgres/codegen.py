@@ -7,7 +7,7 @@ import pprint
 from typing import Any
 
 from dynotui.postgres.connection import EXACT_SETTINGS
-from dynotui.postgres.sql import PgQuery, page_sql, statement_parts
+from dynotui.postgres.sql import PgQuery, covered_terms, page_sql, statement_parts
 
 LANGUAGES = ("sql", "psycopg")
 
@@ -56,6 +56,8 @@ def psycopg_code(query: PgQuery, boundary: Any, number: int, uri: str | None) ->
             c.after_operator,
             c.equal_operator,
             c.operators is None,
+            c.is_null,
+            c.is_not_null,
         )
         for c in query.order.columns
     ]
@@ -76,54 +78,60 @@ URI = os.environ.get("DATABASE_URL", {uri!r})
 COLUMNS = {list(query.shown_columns)!r}
 PAGE_SIZE = {query.page_size}
 MODE = {query.mode!r}
-SELECT = {parts.select!r}
-SELECT_SORTED = {parts.select_sorted!r}  # with the sort values, to merge several seeks
+SELECT = {parts.select!r}  # the columns as text, then the sort values as boundary text
 OUTER = {parts.outer!r}
 SOURCE = {parts.source!r}
 FILTER = {query.filter_sql or ""!r}  # the filter as PostgreSQL deparses it, %(pN)s parameters
 FILTER_PARAMS = {pprint.pformat(query.filter_params(), sort_dicts=False)}
 ORDER_BY = {parts.order_by!r}
-MERGED_ORDER_BY = {parts.merged_order_by!r}
 # (term, type, descending, nulls first, nullable, operator "after", operator "equal",
-#  default operators: a row comparison may cover it) for each sort term
+#  default operators, its NULL test, its not-NULL test) for each sort term
 TERMS = {pprint.pformat(terms, width=80)}
+COVERED = {covered_terms(query.order)}  # leading terms the order's index holds
 START = {boundary!r}  # page {number}'s boundary
-# Settings under which the boundary's text reads back as the same value.
+# Output settings under which the boundary's text reads back as the same value; the
+# session's TimeZone and DateStyle stay its own, for the filter's literals.
 SETTINGS = "-c default_transaction_read_only=on " + {settings!r}
 
 
+def joins(boundary, i):
+    """Whether the seeks past term i and past term i - 1 read one run of rows."""
+    before, term = TERMS[i - 1], TERMS[i]
+    return (
+        i < COVERED and boundary[i - 1] is not None and boundary[i] is not None
+        and before[2] == term[2] and before[7] and term[7] and (not term[4] or term[3])
+    )
+
+
 def seeks(boundary):
-    """Bounded index seeks that together read every row after the boundary."""
+    """Bounded index seeks that read every row after the boundary, in the rows' order."""
     params = {{f"k{{i}}": v for i, v in enumerate(boundary) if v is not None}}
-    found, prefix, i = [], [], 0
-    while i < len(TERMS):
-        term, kind, desc, nulls_first, nullable, after, equal, plain = TERMS[i]
+    prefixes, prefix = [], []
+    for i, (term, kind, _, _, _, _, equal, _, null, _) in enumerate(TERMS):
+        prefixes.append(list(prefix))
+        prefix.append(null if boundary[i] is None else f"{{term}} {{equal}} %(k{{i}})s::{{kind}}")
+    found, i = [], len(TERMS) - 1
+    while i >= 0:
+        term, kind, desc, nulls_first, nullable, after, _, _, null, not_null = TERMS[i]
         if boundary[i] is None:
             if nulls_first:  # the NULL run comes first: every value is after it
-                found.append([*prefix, f"{{term}} IS NOT NULL"])
-            prefix.append(f"{{term}} IS NULL")
-            i += 1
+                found.append([*prefixes[i], not_null])
+            i -= 1
             continue
-        j = i
-        while (
-            plain and j + 1 < len(TERMS) and boundary[j + 1] is not None
-            and TERMS[j + 1][2] == desc and TERMS[j + 1][7]
-        ):
-            j += 1
-        run = range(i, j + 1)
-        if j == i:
-            found.append([*prefix, f"{{term}} {{after}} %(k{{i}})s::{{kind}}"])
+        end = i
+        while i > 0 and joins(boundary, i):
+            i -= 1
+        term, kind, desc, nulls_first, nullable, after, _, _, null, _ = TERMS[i]
+        if end == i:
+            found.append([*prefixes[i], f"{{term}} {{after}} %(k{{i}})s::{{kind}}"])
         else:
+            run = range(i, end + 1)
             left = ", ".join(TERMS[m][0] for m in run)
             right = ", ".join(f"%(k{{m}})s::{{TERMS[m][1]}}" for m in run)
-            found.append([*prefix, f"({{left}}) {{'<' if desc else '>'}} ({{right}})"])
-        equal_terms = []
-        for m in run:
-            if TERMS[m][4] and not TERMS[m][3]:  # NULLs after every value: a seek of their own
-                found.append([*prefix, *equal_terms, f"{{TERMS[m][0]}} IS NULL"])
-            equal_terms.append(f"{{TERMS[m][0]}} {{TERMS[m][6]}} %(k{{m}})s::{{TERMS[m][1]}}")
-        prefix += equal_terms
-        i = j + 1
+            found.append([*prefixes[i], f"({{left}}) {{'<' if desc else '>'}} ({{right}})"])
+        if nullable and not nulls_first:  # NULLs after every value: a run of their own
+            found.append([*prefixes[i], null])
+        i -= 1
     return found, params
 
 
@@ -135,29 +143,30 @@ def page(conn, boundary):
         found, keys = seeks(boundary)
         params.update(keys)
     if found is not None and len(found) > 1:
+        # Each seek's rows come before the next's: read in turn, stopped by the LIMIT.
         branches = [
-            f"(SELECT {{SELECT_SORTED}} FROM {{SOURCE}} WHERE {{' AND '.join(base + seek)}}"
-            f" ORDER BY {{ORDER_BY}} LIMIT %(limit)s)"
-            for seek in found
+            f"(SELECT {{SELECT}}, {{n}} AS dynotui_seek FROM {{SOURCE}}"
+            f" WHERE {{' AND '.join(base + seek)}} ORDER BY {{ORDER_BY}} LIMIT %(limit)s)"
+            for n, seek in enumerate(found, start=1)
         ]
-        sql = (
-            f"SELECT {{OUTER}} FROM ({{' UNION ALL '.join(branches)}}) AS dynotui_page"
-            f" ORDER BY {{MERGED_ORDER_BY}} LIMIT %(limit)s"
-        )
-    else:
-        conditions = base + ((found[0] if found else ["FALSE"]) if found is not None else [])
-        sql = f"SELECT {{SELECT}} FROM {{SOURCE}}"
-        if conditions:
-            sql += " WHERE " + " AND ".join(conditions)
-        sql += f" ORDER BY {{ORDER_BY}} LIMIT %(limit)s"
-        if MODE == "offset" and boundary:
-            sql += f" OFFSET {{int(boundary)}}"
+        joined = " UNION ALL ".join(branches)
+        sql = f"SELECT {{OUTER}} FROM ({{joined}}) AS dynotui_page LIMIT %(limit)s"
+        rows = conn.execute(sql, params).fetchall()
+        return [row[:-1] for row in rows]
+    conditions = base + ((found[0] if found else ["FALSE"]) if found is not None else [])
+    sql = f"SELECT {{SELECT}} FROM {{SOURCE}}"
+    if conditions:
+        sql += " WHERE " + " AND ".join(conditions)
+    sql += f" ORDER BY {{ORDER_BY}} LIMIT %(limit)s"
+    if MODE == "offset" and boundary:
+        sql += f" OFFSET {{int(boundary)}}"
     return conn.execute(sql, params).fetchall()
 
 
 pages = int(sys.argv[sys.argv.index("--pages") + 1]) if "--pages" in sys.argv else 1
 width = len(COLUMNS)
 with psycopg.connect(URI, autocommit=True, options=SETTINGS) as conn:
+    conn.execute("SET enable_parallel_append = off")  # seeks read in turn, never interleaved
     boundary = START
     for _ in range(pages):
         rows = page(conn, boundary)

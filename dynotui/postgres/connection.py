@@ -2,10 +2,13 @@
 
 Every statement runs in a transaction begun ``READ ONLY`` and rolled back, on a session
 whose default is read-only too. Each transaction first sets, ``LOCAL`` to it, the
-timeouts and the settings that make values read back exactly (``extra_float_digits``,
-``DateStyle``, ``IntervalStyle``, ``TimeZone``, ``bytea_output``) and SQL read as it was
-checked (``standard_conforming_strings``): a role's or database's own settings, or a
-pooler that drops startup options, change nothing.
+timeouts, the output settings that make values read back exactly (``extra_float_digits``,
+``bytea_output``), SQL read as it was checked (``standard_conforming_strings``), and the
+search path: a role's or database's own settings, or a pooler that drops startup options,
+change nothing. The settings that say how a literal is read (``TimeZone``, ``DateStyle``,
+``IntervalStyle``) are left as the server, the role, the database or the URI's
+``options`` have them, so a filter means what it means in psql; the boundaries dynotui
+writes and reads back are spelled in forms none of them change (``sql.boundary_text``).
 
 Every statement goes over the extended query protocol (psycopg's pipeline mode), which
 carries exactly one statement: a ``;`` and a second statement is a syntax error on the
@@ -42,13 +45,11 @@ AUTO_EXPLAIN = (
     "SET client_min_messages = notice",
 )
 
-# Settings under which every value's text reads back as the same value, whatever the role,
-# database or server default says (extra_float_digits = 0 rounds a float8 boundary, and a
-# drain never ends), and the filter's deparsed text means what was checked.
+# Output settings under which every value's text reads back as the same value, whatever
+# the role, database or server default says (extra_float_digits = 0 rounds a float8
+# boundary, and a drain never ends), and the filter's deparsed text means what was checked.
+# None of them changes how a literal in a filter is read.
 EXACT_SETTINGS = {
-    "TimeZone": "UTC",
-    "DateStyle": "ISO, MDY",
-    "IntervalStyle": "postgres",
     "extra_float_digits": "3",
     "bytea_output": "hex",
     "standard_conforming_strings": "on",
@@ -105,12 +106,25 @@ class PgOptions:
 
 def _startup_options(options: PgOptions) -> str:
     """The same settings as libpq startup options (no value holds a space), but the
-    search path: names the user types are read on the session's own."""
+    search path (names the user types are read on the session's own), after whatever
+    the URI's ``options`` (or ``PGOPTIONS``) already say: ``-c TimeZone=...`` there is
+    the user's reading of literals, and stays."""
+    import os
+
+    from psycopg.conninfo import conninfo_to_dict
+
     values = {
         "default_transaction_read_only": "on",
         **{k: v.replace(" ", "") for k, v in options.settings(user_search_path=True).items()},
     }
-    return " ".join(f"-c {name}={value}" for name, value in values.items())
+    ours = " ".join(f"-c {name}={value}" for name, value in values.items())
+    try:
+        theirs = conninfo_to_dict(options.uri or "").get("options")
+    except Exception:
+        theirs = None  # connect() reports a URI that does not parse
+    if theirs is None:
+        theirs = os.environ.get("PGOPTIONS")
+    return f"{theirs} {ours}" if theirs and str(theirs).strip() else ours
 
 
 class PgSession:
@@ -182,17 +196,23 @@ class PgSession:
                 self._plans.append(json.loads(plan))
 
     def run(
-        self, sql: str, params: Any = None, ticket: object | None = None
+        self,
+        sql: str,
+        params: Any = None,
+        ticket: object | None = None,
+        *,
+        settings: dict[str, str] | None = None,
     ) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
         """Rows of one statement and its plan, from one execution of it.
         ``cancel(ticket)`` stops this statement and no other. The plan's ``waited_ms`` is
-        the time spent waiting for another view's statement on this connection."""
+        the time spent waiting for another view's statement on this connection.
+        ``settings``: more LOCAL settings for this statement's transaction."""
         asked = time.perf_counter()
         with self.lock:
             waited = (time.perf_counter() - asked) * 1000
             try:
                 if self.auto_explain:
-                    (rows,) = self._transaction([(sql, params)], ticket)
+                    (rows,) = self._transaction([(sql, params)], ticket, settings=settings)
                     plans = [p for p in self._plans if "Plan" in p]
                     if plans:
                         plan = dict(plans[-1])
@@ -201,10 +221,10 @@ class PgSession:
                         # No notice came back (a pooler, a reset session): measure in one
                         # pass from now on; this page's statement runs a second time.
                         self.auto_explain = False
-                        _, plan = self._one_pass(sql, params, ticket)
+                        _, plan = self._one_pass(sql, params, ticket, settings)
                         plan["measured"] = MEASURED_AGAIN
                 else:
-                    rows, plan = self._one_pass(sql, params, ticket)
+                    rows, plan = self._one_pass(sql, params, ticket, settings)
                     plan["measured"] = MEASURED_ONE_PASS
             except DynotuiError:
                 raise
@@ -275,13 +295,25 @@ class PgSession:
             except Exception as exc:
                 raise translate(exc) from exc
 
+    def queries(self, statements: list[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
+        """Several catalogue reads (no plan wanted) in one transaction: one round trip."""
+        with self.lock:
+            try:
+                return self._transaction(statements, None)
+            except DynotuiError:
+                raise
+            except Exception as exc:
+                raise translate(exc) from exc
+
     def _one_pass(
-        self, sql: str, params: Any, ticket: object | None
+        self, sql: str, params: Any, ticket: object | None, settings: dict[str, str] | None = None
     ) -> tuple[list[tuple[Any, ...]], dict[str, Any]]:
         """The statement run once under EXPLAIN ANALYZE; its rows come back as JSON in a
         transaction-local setting, read in the same transaction."""
         explained, fetched = self._transaction(
-            [(ONE_PASS.format(statement=sql), params), (ONE_PASS_ROWS, None)], ticket
+            [(ONE_PASS.format(statement=sql), params), (ONE_PASS_ROWS, None)],
+            ticket,
+            settings=settings,
         )
         document = explained[0][0]
         document = document[0] if isinstance(document, list) else document
@@ -298,6 +330,7 @@ class PgSession:
         ticket: object | None,
         *,
         user_search_path: bool = False,
+        settings: dict[str, str] | None = None,
     ) -> list[list[tuple[Any, ...]]]:
         """Statements in one transaction begun READ ONLY, with the LOCAL settings, and
         rolled back: whatever a statement set (set_config included) is undone, and
@@ -308,7 +341,7 @@ class PgSession:
         if self._closing or (isinstance(ticket, CancelToken) and ticket.cancelled):
             raise ReadCancelled()  # cancelled while another statement ran
         options = self.options or PgOptions()
-        settings = options.settings(user_search_path=user_search_path)
+        settings = {**options.settings(user_search_path=user_search_path), **(settings or {})}
         settings_sql = "SELECT " + ", ".join(
             f"pg_catalog.set_config(%(n{i})s, %(v{i})s, true)" for i in range(len(settings))
         )

@@ -105,7 +105,9 @@ def server_text(session: Any, query: PgQuery, start: ForeignStart) -> ForeignSta
             read.append(None)
             continue
         try:
-            (row,) = session.query(f"SELECT (%(k{i})s::{column.type})::text", {f"k{i}": value})
+            (row,) = session.query(
+                f"SELECT {column.text_sql(f'%(k{i})s::{column.type}')}", {f"k{i}": value}
+            )
         except InputError:
             raise ForeignCursorError(
                 f"the boundary row's {column.label} is {value!r}, which PostgreSQL does not "

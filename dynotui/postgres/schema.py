@@ -37,6 +37,29 @@ class Column:
     type: str
     nullable: bool
     null_frac: float | None = None  # pg_stats: the share of NULLs at the last ANALYZE
+    # What a boundary value is cast to: a domain's base type (a domain's CHECK is the
+    # database's code, and the comparison is the base type's anyway), else ``type``.
+    base_type: str | None = None
+    row_valued: bool = False  # a composite: ROW(NULL, NULL) IS NULL, though not NULL
+    # A date, timestamp or interval inside an array, range or composite: its text follows
+    # the session's DateStyle and TimeZone, so no boundary of it reads back exactly.
+    nested_datetime: bool = False
+
+    @property
+    def cast_type(self) -> str:
+        return self.base_type or self.type
+
+
+# Columns every table has, which a keyset order may end with where nothing else names one
+# row: the table a row lies in (inherited tables, partitions) and its place in it.
+SYSTEM_COLUMNS = {
+    "tableoid": Column("tableoid", "oid", False),
+    "ctid": Column("ctid", "tid", False),
+}
+PHYSICAL = "physical order"
+PHYSICAL_NOTE = (
+    "exact while rows are not updated during paging (an updated row moves to a new ctid)"
+)
 
 
 @dataclass(frozen=True)
@@ -62,6 +85,8 @@ class SortColumn:
     collation: str | None = None  # SQL name, applied to the ORDER BY and every comparison
     operators: Operators | None = None  # a non-default operator class's operators
     notes: tuple[str, ...] = ()  # what else sets the term apart: its collation, its opclass
+    row_valued: bool = False  # a composite value: see ``is_null``
+    nested_datetime: bool = False  # see Column.nested_datetime
 
     def reversed(self) -> SortColumn:
         return replace(self, descending=not self.descending, nulls_first=not self.nulls_first)
@@ -95,6 +120,51 @@ class SortColumn:
     def equal_operator(self) -> str:
         return self.operators.equal if self.operators is not None else "="
 
+    def text_sql(self, value: str | None = None) -> str:
+        """SQL for the sort value as boundary text: the same text under any TimeZone,
+        DateStyle or IntervalStyle (dynotui leaves those as the server has them, for the
+        filter's literals), which reads back as the same value in any of them."""
+        x = f"({self.expression if value is None else value})"
+        kind = _text_kind(self.type)
+        if kind is None:
+            return f"{x}::text"
+        if kind == "interval":  # ISO 8601 with designators: read alike in every style
+            spelled = (
+                f"'P' || (EXTRACT(year FROM {x}) * 12 + EXTRACT(month FROM {x}))::bigint || 'M'"
+                f" || EXTRACT(day FROM {x})::bigint || 'DT'"
+                f" || EXTRACT(hour FROM {x})::bigint || 'H'"
+                f" || EXTRACT(minute FROM {x})::bigint || 'M'"
+                f" || pg_catalog.rtrim(pg_catalog.rtrim("
+                f"EXTRACT(second FROM {x})::numeric(9, 6)::text, '0'), '.') || 'S'"
+            )
+        else:
+            utc = f"{x} AT TIME ZONE 'UTC'" if kind == "timestamptz" else x
+            shape = "YYYY-MM-DD" if kind == "date" else "YYYY-MM-DD HH24:MI:SS.US"
+            digits = f"pg_catalog.to_char({utc}, '{shape}')"
+            if kind != "date":  # no trailing zeros, as PostgreSQL's ISO output
+                digits = f"pg_catalog.rtrim(pg_catalog.rtrim({digits}, '0'), '.')"
+            spelled = (
+                digits
+                + (" || '+00'" if kind == "timestamptz" else "")
+                + f" || CASE pg_catalog.to_char({utc}, 'BC') WHEN 'BC' THEN ' BC' ELSE '' END"
+            )
+        return f"CASE WHEN pg_catalog.isfinite({x}) THEN {spelled} ELSE {x}::text END"
+
+    @property
+    def is_null(self) -> str:
+        """The test for a NULL sort value. ``x IS NULL`` on a composite is true for
+        ROW(NULL, NULL) too, which is a value sorted among the others; ``IS NOT DISTINCT
+        FROM NULL`` is PostgreSQL's test of the value itself (an index can serve it)."""
+        if self.row_valued:
+            return f"{self.term} IS NOT DISTINCT FROM NULL"
+        return f"{self.term} IS NULL"
+
+    @property
+    def is_not_null(self) -> str:
+        if self.row_valued:
+            return f"{self.term} IS DISTINCT FROM NULL"
+        return f"{self.term} IS NOT NULL"
+
     def words(self) -> str:
         """The term as a label: everything that makes this order differ from another."""
         words = [self.label]
@@ -114,21 +184,41 @@ class PgOrder:
     tie_breaker: tuple[str, ...] = ()  # row-key columns appended to make it unique
     expression_index: bool = False
     why_not_unique: str = ""  # when an index is UNIQUE yet does not name one row
+    # Why page 2's plan is not bounded index seeks, in this direction and the other, as
+    # EXPLAIN found when the table was described ("": it is, or it was not checked).
+    cost_note: str = ""
+    reverse_cost_note: str = ""
 
     def reversed(self) -> PgOrder:
-        return replace(self, columns=tuple(c.reversed() for c in self.columns))
+        return replace(
+            self,
+            columns=tuple(c.reversed() for c in self.columns),
+            cost_note=self.reverse_cost_note,
+            reverse_cost_note=self.cost_note,
+        )
 
     @property
     def label(self) -> str:
         return "(" + ", ".join(c.words() for c in self.columns) + ")"
 
+    @property
+    def physical(self) -> bool:
+        """Made unique by where rows lie (ctid), not by a key."""
+        return any(c.expression == "ctid" for c in self.columns)
+
     def describe(self) -> str:
         how = NO_INDEX if self.index is None else f"index {self.index}"
+        if self.name == PHYSICAL:
+            how = "in the order rows lie in the table"
         extra = f"; tie-broken by {', '.join(self.tie_breaker)}" if self.tie_breaker else ""
         if self.why_not_unique:
             extra += f" ({self.why_not_unique})"
+        if self.physical:
+            extra += f"; {PHYSICAL_NOTE}"
         if not self.unique:
-            extra += "; NOT unique: rows that tie at a boundary are lost or repeated"
+            extra += "; NOT unique: no key names one row, so it cannot be paged exactly"
+        if self.cost_note:
+            extra += f"; {self.cost_note}"
         return f"{self.name}: {self.label} · {how}{extra}"
 
 
@@ -155,7 +245,11 @@ class PgTable:
     primary_key: tuple[str, ...]
     orders: tuple[PgOrder, ...]
     estimated_rows: int | None  # pg_class.reltuples: free, as of the last ANALYZE
-    row_key: tuple[str, ...] = ()  # the primary key, else a unique index on NOT NULL columns
+    # The primary key, else a unique index on NOT NULL columns, else (tableoid,) ctid;
+    # empty where nothing names one row (a view, a foreign table).
+    row_key: tuple[str, ...] = ()
+    kind: str = "r"  # pg_class.relkind
+    why_physical: str = ""  # why the row key is where rows lie rather than a key
 
     @property
     def qualified(self) -> str:
@@ -169,6 +263,8 @@ class PgTable:
         for column in self.columns:
             if column.name == name:
                 return column
+        if name in SYSTEM_COLUMNS and name in self.row_key:
+            return SYSTEM_COLUMNS[name]
         known = ", ".join(c.name for c in self.columns)
         raise InputError(f"table {self.label} has no column {name!r} (columns: {known})")
 
@@ -197,10 +293,12 @@ class PgTable:
                 SortColumn(
                     quote(column.name),
                     column.name,
-                    column.type,
+                    column.cast_type,
                     descending,
                     descending if nulls_first is None else nulls_first,
                     column.nullable,
+                    row_valued=column.row_valued,
+                    nested_datetime=column.nested_datetime,
                 )
             )
         custom = with_tie_breaker(terms, None, False, name=spec.strip(), table=self)
@@ -281,48 +379,92 @@ def with_tie_breaker(
     if table is not None:
         row_key, columns = table.row_key, {c.name: c for c in table.columns}
     assert columns is not None
-    present = {t.label for t in terms if t.expression == quote(t.label)}
+    present = {t.label for t in terms if t.expression in (quote(t.label), t.label)}
     added: list[str] = []
     if not unique and row_key:
         last = terms[-1] if terms else None
         for key in row_key:
             if key not in present:
-                column = columns[key]
+                column = columns.get(key) or SYSTEM_COLUMNS[key]
                 descending = last.descending if last else False
+                spelled = key if key in SYSTEM_COLUMNS else quote(key)
                 terms.append(
-                    SortColumn(quote(key), key, column.type, descending, descending, False)
+                    SortColumn(spelled, key, column.cast_type, descending, descending, False)
                 )
                 added.append(key)
         unique = True
     return PgOrder(name, tuple(terms), index, unique, tuple(added), expression, why_not_unique)
 
 
-TABLE_SQL = """
-SELECT c.oid, n.nspname, c.relname, c.reltuples::bigint
+_TABLE_COLUMNS = """c.oid, n.nspname, c.relname, c.reltuples::bigint, c.relkind::text,
+       EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhparent = c.oid)"""
+TABLE_SQL = f"""
+SELECT {_TABLE_COLUMNS}
 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE c.oid = pg_catalog.to_regclass(%(name)s)
 """
 
-TABLE_BY_NAME_SQL = """
-SELECT c.oid, n.nspname, c.relname, c.reltuples::bigint
+TABLE_BY_NAME_SQL = f"""
+SELECT {_TABLE_COLUMNS}
 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = %(schema)s AND c.relname = %(name)s
 """
 
+# A type as a boundary value is cast to it (a domain's base, with the typmod the domain
+# gives it), and whether its values are rows (a composite, or a domain over one).
+_BASE_TYPE = """LEFT JOIN LATERAL (
+    WITH RECURSIVE chain(oid, mod, typtype, basetype, typtypmod, depth) AS (
+        SELECT t.oid, {mod}, t.typtype, t.typbasetype, t.typtypmod, 0
+        FROM pg_catalog.pg_type t WHERE t.oid = {oid}
+        UNION ALL
+        SELECT t.oid, CASE WHEN c.mod <> -1 THEN c.mod ELSE c.typtypmod END, t.typtype,
+               t.typbasetype, t.typtypmod, c.depth + 1
+        FROM chain c JOIN pg_catalog.pg_type t ON t.oid = c.basetype
+        WHERE c.typtype = 'd' AND c.depth < 100
+    )
+    SELECT pg_catalog.format_type(ch.oid, ch.mod) AS base_type, ch.typtype = 'c' AS row_valued,
+           (WITH RECURSIVE part(oid, depth) AS (
+                SELECT ch.oid, 0
+                UNION
+                SELECT x.oid, p.depth + 1
+                FROM part p JOIN pg_catalog.pg_type t ON t.oid = p.oid
+                CROSS JOIN LATERAL (
+                    SELECT t.typbasetype WHERE t.typbasetype <> 0
+                    UNION ALL SELECT t.typelem WHERE t.typelem <> 0
+                    UNION ALL SELECT r.rngsubtype FROM pg_catalog.pg_range r
+                        WHERE r.rngtypid = t.oid
+                    UNION ALL SELECT r.rngtypid FROM pg_catalog.pg_range r
+                        WHERE (pg_catalog.to_jsonb(r) ->> 'rngmultitypid')::oid = t.oid
+                    UNION ALL SELECT a.atttypid FROM pg_catalog.pg_attribute a
+                        WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped
+                ) AS x(oid)
+                WHERE p.depth < 20
+            )
+            SELECT pg_catalog.bool_or(p.depth > 0 AND p.oid IN (
+                'pg_catalog.timestamptz'::pg_catalog.regtype,
+                'pg_catalog.timestamp'::pg_catalog.regtype,
+                'pg_catalog.date'::pg_catalog.regtype,
+                'pg_catalog.interval'::pg_catalog.regtype))
+            FROM part p) AS nested_datetime
+    FROM chain ch WHERE ch.typtype <> 'd' LIMIT 1
+) AS {alias} ON true"""
+
 # A NOT NULL that is NOT VALID (PostgreSQL 18) does not vouch for the rows already there.
-COLUMNS_SQL = """
+COLUMNS_SQL = f"""
 SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
        NOT a.attnotnull OR EXISTS (
            SELECT 1 FROM pg_catalog.pg_constraint k
            WHERE k.conrelid = a.attrelid AND k.contype = 'n' AND NOT k.convalidated
              AND k.conkey = ARRAY[a.attnum]),
-       s.null_frac
+       s.null_frac, b.base_type, COALESCE(b.row_valued, false),
+       COALESCE(b.nested_datetime, false)
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_catalog.pg_stats s
     ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname
     AND NOT s.inherited
+{_BASE_TYPE.format(oid="a.atttypid", mod="a.atttypmod", alias="b")}
 WHERE a.attrelid = %(oid)s AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attnum
 """
@@ -355,7 +497,8 @@ SELECT c.relname, i.indisunique, i.indisprimary, i.indexprs IS NOT NULL,
        {_STRATEGY_OPERATOR_SQL.format(strategy=1)},
        {_STRATEGY_OPERATOR_SQL.format(strategy=3)},
        {_STRATEGY_OPERATOR_SQL.format(strategy=5)},
-       ta.attname
+       ta.attname, b.base_type, COALESCE(b.row_valued, false),
+       COALESCE(b.nested_datetime, false)
 FROM pg_catalog.pg_index i
 JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
 JOIN pg_catalog.pg_am am ON am.oid = c.relam
@@ -366,6 +509,7 @@ LEFT JOIN pg_catalog.pg_attribute ta ON ta.attrelid = i.indrelid AND ta.attnum =
     AND i.indkey[k.n] <> 0
 LEFT JOIN pg_catalog.pg_collation co ON co.oid = i.indcollation[k.n]
 LEFT JOIN pg_catalog.pg_namespace cn ON cn.oid = co.collnamespace
+{_BASE_TYPE.format(oid="ia.atttypid", mod="ia.atttypmod", alias="b")}
 WHERE i.indrelid = %(oid)s AND am.amname = 'btree' AND i.indpred IS NULL AND i.indisvalid
 ORDER BY i.indisprimary DESC, c.relname, k.n
 """
@@ -391,6 +535,9 @@ class _IndexTerm:
     equal: str | None
     greater: str | None
     column: str | None
+    base_type: str | None
+    row_valued: bool
+    nested_datetime: bool
 
 
 def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
@@ -408,23 +555,36 @@ def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
         shown = name
     if not rows:
         raise InputError(f"table {shown!r} does not exist (or is not visible) in this database")
-    oid, schema, relname, reltuples = rows[0]
+    oid, schema, relname, reltuples, kind, has_children = rows[0]
     columns = tuple(
-        Column(n, t, bool(nullable), None if frac is None else float(frac))
-        for n, t, nullable, frac in session.query(COLUMNS_SQL, {"oid": oid})
+        Column(
+            n,
+            t,
+            bool(nullable),
+            None if frac is None else float(frac),
+            None if base in (None, t) else base,
+            bool(row_valued),
+            bool(nested),
+        )
+        for n, t, nullable, frac, base, row_valued, nested in session.query(
+            COLUMNS_SQL, {"oid": oid}
+        )
     )
     by_name = {c.name: c for c in columns}
     indexes: dict[str, list[_IndexTerm]] = {}
     for row in session.query(INDEXES_SQL, {"oid": oid}):
         term = _IndexTerm(*row)
         indexes.setdefault(term.index, []).append(term)
+    # A read of a table with inheritance children reads them too, and a parent's primary
+    # key or unique index holds for the parent alone (a partitioned table's hold for all
+    # of its partitions, which PostgreSQL makes them share).
+    spans_children = bool(has_children) and kind != "p"
     primary_key: tuple[str, ...] = ()
-    row_key: tuple[str, ...] = ()
     for terms in indexes.values():
         if terms[0].primary:
             primary_key = tuple(t.column or "" for t in terms)
-    row_key = primary_key
-    if not row_key:
+    row_key = () if spans_children else primary_key
+    if not row_key and not spans_children:
         for terms in indexes.values():
             if (
                 terms[0].unique
@@ -433,11 +593,24 @@ def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
             ):
                 row_key = tuple(t.column or "" for t in terms)
                 break
+    why_physical = ""
+    if not row_key and kind in ("r", "p", "m"):
+        # Nothing else names one row: where it lies does (in which table, at which ctid).
+        row_key = ("tableoid", "ctid") if has_children else ("ctid",)
+        why_physical = (
+            "its inheritance children may repeat its keys"
+            if spans_children
+            else "a materialized view has no key"
+            if kind == "m"
+            else "it has no primary key and no unique index on NOT NULL columns"
+        )
     orders = []
     for index_name, terms in indexes.items():
         sort_terms = [_sort_column(t, by_name) for t in terms]
         unique, why = terms[0].unique, ""
-        if unique and not terms[0].nulls_not_distinct and any(s.nullable for s in sort_terms):
+        if unique and spans_children:
+            unique, why = False, "UNIQUE in this table, not in its inheritance children"
+        elif unique and not terms[0].nulls_not_distinct and any(s.nullable for s in sort_terms):
             # NULLs are distinct in a UNIQUE index: rows with a NULL here can repeat.
             unique, why = False, "UNIQUE, but a nullable column lets NULLs repeat"
         name = "primary key" if terms[0].primary else index_name
@@ -453,7 +626,24 @@ def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
                 why_not_unique=why,
             )
         )
-    return PgTable(schema, relname, columns, primary_key, tuple(orders), reltuples, row_key)
+    if not orders and why_physical:
+        orders.append(
+            with_tie_breaker([], None, False, name=PHYSICAL, row_key=row_key, columns=by_name)
+        )
+    table = PgTable(
+        schema,
+        relname,
+        columns,
+        primary_key,
+        tuple(orders),
+        reltuples,
+        row_key,
+        kind,
+        why_physical,
+    )
+    from dynotui.postgres.flat import with_cost_notes  # it builds the pages' statements
+
+    return with_cost_notes(session, table)
 
 
 def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
@@ -473,24 +663,28 @@ def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
         return SortColumn(
             quote(column.name),
             column.name,
-            column.type,
+            column.cast_type,
             descending,
             nulls_first,
             column.nullable,
             collation,
             operators,
             tuple(notes),
+            column.row_valued,
+            column.nested_datetime,
         )
     return SortColumn(
         f"({term.definition})",
         term.definition,
-        term.index_type,
+        term.base_type or term.index_type,
         descending,
         nulls_first,
         not never_null(term.definition, by_name),
         collation,
         operators,
         tuple(notes),
+        term.row_valued,
+        term.nested_datetime,
     )
 
 
@@ -523,6 +717,22 @@ def never_null(expression: str, columns: dict[str, Column]) -> bool:
         return False
 
     return proven(target)
+
+
+_TIMESTAMP = re.compile(r"^timestamp(\(\d+\))? with(out)? time zone$")
+
+
+def _text_kind(type_name: str) -> str | None:
+    """Which of the types whose text follows TimeZone, DateStyle or IntervalStyle this is
+    (a built-in's name as format_type spells it on PostgreSQL's own search path)."""
+    match = _TIMESTAMP.match(type_name)
+    if match:
+        return "timestamp" if match.group(2) else "timestamptz"
+    if type_name == "date":
+        return "date"
+    if type_name == "interval" or type_name.startswith(("interval(", "interval ")):
+        return "interval"
+    return None
 
 
 def changing(column: SortColumn) -> bool:

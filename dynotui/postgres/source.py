@@ -13,14 +13,14 @@ from typing import Any
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.cursor import CursorError
-from dynotui.core.errors import ReadCancelled
+from dynotui.core.errors import ReadCancelled, ServiceError
 from dynotui.core.page import EndedBy, HasNext, Page
 from dynotui.core.pager import Pager
 from dynotui.postgres.advice import PgAdvisor
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.cost import PgCost, from_plan
 from dynotui.postgres.reach import verify
-from dynotui.postgres.sql import PgQuery, page_statement
+from dynotui.postgres.sql import PAGE_SETTINGS, PgQuery, page_statement
 
 PgBoundary = list[str | None] | int  # keyset: the last row's sort values; OFFSET: rows
 PgRow = dict[str, str | None]  # a row as PostgreSQL's own text, NULL as None
@@ -62,7 +62,7 @@ class PgSource:
         began = self.clock()
         withdraw = cancel.on_cancel(lambda: self.session.cancel(cancel))
         try:
-            rows, plan = self.session.run(sql, params, cancel)
+            rows, plan = self.session.run(sql, params, cancel, settings=PAGE_SETTINGS)
         except Exception:
             if cancel.cancelled:
                 raise ReadCancelled() from None
@@ -71,8 +71,17 @@ class PgSource:
             withdraw()
         # Not the time spent queued behind another view's statement on the same connection.
         latency = max((self.clock() - began) * 1000 - plan.get("waited_ms", 0.0), 0.0)
-        shown_rows = rows[:size]
         width = len(self.query.shown_columns)
+        keys = width + len(self.query.order.columns)
+        if keyset is not None and len(keyset.seeks) > 1:
+            seeks = [row[keys] for row in rows]
+            if seeks != sorted(seeks):
+                raise ServiceError(
+                    "PostgreSQL returned the seeks of this page out of order; the page is "
+                    "not shown (its rows would be out of order)"
+                )
+            rows = [row[:keys] for row in rows]
+        shown_rows = rows[:size]
         names = self.query.shown_columns
         items = [dict(zip(names, row[:width], strict=True)) for row in shown_rows]
         cost = from_plan(plan, len(shown_rows), latency, latency, plan.get("measured", ""))

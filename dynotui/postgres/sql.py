@@ -18,7 +18,9 @@ costs on every order an index offers:
 
 Comparisons and the ORDER BY carry the index's collation and operator class. Boundary
 values travel as text and are cast back to their term's type, so a timestamptz keeps its
-microseconds and a numeric its digits (the session's settings make the text exact).
+microseconds and a numeric its digits: the output settings are fixed for every statement,
+and a date, timestamp or interval is spelled in a form that reads back the same under any
+TimeZone, DateStyle or IntervalStyle (which stay the server's, for the filter's literals).
 """
 
 from __future__ import annotations
@@ -105,6 +107,22 @@ class PgQuery:
                 self.table.column(name)
             except InputError as exc:
                 raise FieldError("columns", str(exc)) from None
+        if not self.order.unique:
+            what = {"v": "a view", "f": "a foreign table"}.get(self.table.kind, "this relation")
+            raise FieldError(
+                "order",
+                f"{self.table.label} is {what}: no key and no ctid names one of its rows, so "
+                f"rows that tie on {self.order.label} at a page boundary would be lost or "
+                "repeated; dynotui pages only an order that names one row",
+            )
+        for term in self.order.columns:
+            if term.nested_datetime:
+                raise FieldError(
+                    "order",
+                    f"{term.label} ({term.type}) holds dates or times inside it, whose text "
+                    "follows the session's DateStyle and TimeZone: its boundaries could not "
+                    "be read back exactly, so dynotui does not page in this order",
+                )
         _ = self.filter
 
     @property
@@ -159,7 +177,8 @@ class Seek:
 
 @dataclass(frozen=True)
 class Keyset:
-    """How the rows after a boundary are read: the seeks, and the parameters they use."""
+    """How the rows after a boundary are read: the seeks, in the order of the rows they
+    read (each seek's rows all come before the next's), and the parameters they use."""
 
     seeks: tuple[Seek, ...]
     params: dict[str, Any]
@@ -169,84 +188,98 @@ class Keyset:
             return "nothing after the boundary"
         if len(self.seeks) == 1:
             return f"one seek ({self.seeks[0].words})"
-        joined = "; ".join(s.words for s in self.seeks)
-        return f"{len(self.seeks)} seeks joined by UNION ALL ({joined})"
+        joined = "; then ".join(s.words for s in self.seeks)
+        return (
+            f"{len(self.seeks)} seeks joined by UNION ALL, each read only if the ones "
+            f"before it end before the page does ({joined})"
+        )
 
 
 def _cast(column: SortColumn, i: int) -> str:
     return f"%(k{i})s::{column.type}"
 
 
-def _uniform_run(columns: tuple[SortColumn, ...], boundary: list[str | None], i: int) -> int:
-    """The end of the run from term ``i`` that one row comparison can cover: one
-    direction, the default operators, and boundary values that are not NULL."""
-    j = i
-    first = columns[i]
-    if first.operators is not None:
-        return i
-    while (
-        j + 1 < len(columns)
-        and boundary[j + 1] is not None
-        and columns[j + 1].descending == first.descending
-        and columns[j + 1].operators is None
-    ):
-        j += 1
-    return j
+def _joins(
+    columns: tuple[SortColumn, ...], boundary: list[str | None], i: int, covered: int
+) -> bool:
+    """Whether the seek past term ``i`` (on the terms before being equal) and the seek past
+    term ``i - 1`` read adjacent runs of rows that one row comparison, ``(t[i-1], t[i], ...)
+    > (...)``, reads as one: both terms in one direction, with the default operators and a
+    boundary value that is not NULL; term ``i`` has no NULLs between the two runs (it is NOT
+    NULL, or its NULLs sort first); and both are terms of the order's index, so that the
+    index can bound the comparison (a tie-breaker the index lacks gets a seek of its own,
+    which the planner can serve with another index)."""
+    before, term = columns[i - 1], columns[i]
+    return (
+        i < covered
+        and boundary[i - 1] is not None
+        and boundary[i] is not None
+        and before.descending == term.descending
+        and before.operators is None
+        and term.operators is None
+        and (not term.nullable or term.nulls_first)
+    )
 
 
-def keyset(columns: tuple[SortColumn, ...], boundary: list[str | None]) -> Keyset:
-    """The seeks that read every row after ``boundary`` in this order, and no other."""
+def keyset(
+    columns: tuple[SortColumn, ...], boundary: list[str | None], covered: int | None = None
+) -> Keyset:
+    """The seeks that read every row after ``boundary`` in this order, and no other, in
+    the order of their rows: first the rows equal to the boundary on every term but the
+    last and after it on that one, then those equal on one term fewer, and so on; a
+    nullable term's NULLs where they sort (after its values, or before them). ``covered``:
+    how many leading terms the order's index holds (all, if None)."""
+    covered = len(columns) if covered is None else covered
     params = {f"k{i}": value for i, value in enumerate(boundary) if value is not None}
-    seeks: list[Seek] = []
-    prefix: list[str] = []  # the terms before: equal to the boundary's
+    prefix: list[str] = []  # for each depth: the terms before equal to the boundary's
     prefix_words: list[str] = []
-    i = 0
-    while i < len(columns):
+    prefixes: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    for i, column in enumerate(columns):
+        prefixes.append((tuple(prefix), tuple(prefix_words)))
+        if boundary[i] is None:
+            prefix.append(column.is_null)
+            prefix_words.append(f"{column.label} is null")
+        else:
+            prefix.append(f"{column.term} {column.equal_operator} {_cast(column, i)}")
+            prefix_words.append(f"{column.label} = the boundary's")
+    seeks: list[Seek] = []
+    i = len(columns) - 1
+    while i >= 0:
         column = columns[i]
+        conditions, words = prefixes[i]
         if boundary[i] is None:
             if column.nulls_first:  # the NULL run comes first: every value is after it
                 seeks.append(
                     Seek(
-                        (*prefix, f"{column.term} IS NOT NULL"),
-                        _words([*prefix_words, f"{column.label} is not null"]),
+                        (*conditions, column.is_not_null),
+                        _words([*words, f"{column.label} is not null"]),
                     )
                 )
-            prefix.append(f"{column.term} IS NULL")
-            prefix_words.append(f"{column.label} is null")
-            i += 1
+            i -= 1
             continue
-        j = _uniform_run(columns, boundary, i)
-        run = columns[i : j + 1]
+        end = i
+        while i > 0 and _joins(columns, boundary, i, covered):
+            i -= 1
+        run = columns[i : end + 1]
+        conditions, words = prefixes[i]
+        first = columns[i]
         if len(run) == 1:
-            condition = f"{column.term} {column.after_operator} {_cast(column, i)}"
+            condition = f"{first.term} {first.after_operator} {_cast(first, i)}"
         else:
             left = ", ".join(c.term for c in run)
             right = ", ".join(_cast(c, i + n) for n, c in enumerate(run))
-            condition = f"({left}) {'<' if column.descending else '>'} ({right})"
+            condition = f"({left}) {'<' if first.descending else '>'} ({right})"
         labels = ", ".join(c.label for c in run)
-        relation = "before" if column.descending else "after"
+        relation = "before" if first.descending else "after"
         seeks.append(
-            Seek(
-                (*prefix, condition),
-                _words([*prefix_words, f"({labels}) {relation} the boundary"]),
-            )
+            Seek((*conditions, condition), _words([*words, f"({labels}) {relation} the boundary"]))
         )
-        equal: list[str] = []
-        equal_words: list[str] = []
-        for n, term in enumerate(run):
-            if term.nullable and not term.nulls_first:
-                # NULLs sort after every value: the row comparison (NULL) does not see them.
-                seeks.append(
-                    Seek(
-                        (*prefix, *equal, f"{term.term} IS NULL"),
-                        _words([*prefix_words, *equal_words, f"{term.label} is null"]),
-                    )
-                )
-            equal.append(f"{term.term} {term.equal_operator} {_cast(term, i + n)}")
-            equal_words.append(f"{term.label} = the boundary's")
-        prefix += equal
-        prefix_words += equal_words
-        i = j + 1
+        if first.nullable and not first.nulls_first:
+            # Its NULLs sort after every value: a run of their own, after the values.
+            seeks.append(
+                Seek((*conditions, first.is_null), _words([*words, f"{first.label} is null"]))
+            )
+        i -= 1
     return Keyset(tuple(seeks), params)
 
 
@@ -259,12 +292,18 @@ class StatementParts:
     """The pieces every page statement of a query is made of (codegen rebuilds pages
     from the same pieces)."""
 
-    select: str  # the select list of a one-seek (or OFFSET) page
-    select_sorted: str  # the select list of a seek joined to others: sort values besides
-    outer: str  # what the merge of several seeks returns
+    select: str  # the select list of a page, or of one seek of it
+    outer: str  # what the seeks joined by UNION ALL return (with SEEK_COLUMN, to check)
     source: str
     order_by: str
-    merged_order_by: str  # the merge's ORDER BY, over the sort values
+
+
+# Each seek's rows carry its number: rows of several seeks must come in seek order (the
+# plan is an Append of them, read in turn, stopped by the LIMIT), and a page whose rows
+# do not is refused rather than shown out of order.
+SEEK_COLUMN = "dynotui_seek"
+# A Parallel Append would interleave the seeks: never for a page (its rows are few).
+PAGE_SETTINGS = {"enable_parallel_append": "off"}
 
 
 def statement_parts(query: PgQuery, *, readable: bool = False) -> StatementParts:
@@ -276,24 +315,25 @@ def statement_parts(query: PgQuery, *, readable: bool = False) -> StatementParts
         # Output names never equal a column's: ORDER BY would read a bare name as the
         # output column (text), and sort "10" before "9".
         select = [f"{quote(name)}::text AS c{i}" for i, name in enumerate(query.shown_columns)]
-        select += [f"({c.expression})::text AS k{i}" for i, c in enumerate(columns)]
+        # Boundaries in a text no session setting changes (values as the server shows them).
+        select += [f"{c.text_sql()} AS k{i}" for i, c in enumerate(columns)]
         outer = [f"c{i}" for i in range(len(query.shown_columns))]
         outer += [f"k{i}" for i in range(len(columns))]
-    sorted_select = select + [f"{c.term} AS dynotui_s{i}" for i, c in enumerate(columns)]
-    merged = ", ".join(
-        c.order_sql(
-            f"dynotui_s{i}" if c.collation is None else f"dynotui_s{i} COLLATE {c.collation}"
-        )
-        for i, c in enumerate(columns)
-    )
+        outer.append(SEEK_COLUMN)
     return StatementParts(
         select=", ".join(select),
-        select_sorted=", ".join(sorted_select),
         outer=", ".join(outer),
         source=query.table.qualified,
         order_by=", ".join(c.sql() for c in columns),
-        merged_order_by=merged,
     )
+
+
+def covered_terms(order: PgOrder) -> int:
+    """How many leading terms of the order its index holds (all, with no index: then no
+    seek is bounded by an index anyway, and fewer seeks sort less)."""
+    if order.index is None:
+        return len(order.columns)
+    return len(order.columns) - len(order.tie_breaker)
 
 
 def page_sql(
@@ -317,19 +357,22 @@ def page_statement(
     base = [filter_sql] if filter_sql else []
     plan: Keyset | None = None
     if query.mode == "keyset" and boundary is not None:
-        plan = keyset(query.order.columns, list(boundary))
+        plan = keyset(query.order.columns, list(boundary), covered_terms(query.order))
         params.update(plan.params)
     if plan is not None and len(plan.seeks) > 1:
+        # No ORDER BY over the seeks: each seek's rows come before the next's, so their
+        # Append read in turn is the order, and the LIMIT stops it as soon as the page is
+        # full (a seek never reached reads nothing; a merge would descend every index).
         branches = [
-            f"(SELECT {parts.select_sorted}\n FROM {parts.source}\n WHERE "
+            f"(SELECT {parts.select}, {n} AS {SEEK_COLUMN}\n FROM {parts.source}\n WHERE "
             + "\n  AND ".join([*base, *seek.conditions])
             + f"\n ORDER BY {parts.order_by}\n LIMIT %(limit)s)"
-            for seek in plan.seeks
+            for n, seek in enumerate(plan.seeks, start=1)
         ]
         sql = (
             f"SELECT {parts.outer}\nFROM (\n"
             + "\nUNION ALL\n".join(branches)
-            + f"\n) AS dynotui_page\nORDER BY {parts.merged_order_by}\nLIMIT %(limit)s"
+            + "\n) AS dynotui_page\nLIMIT %(limit)s"
         )
         return sql, params, plan
     conditions = list(base)

@@ -86,6 +86,8 @@ class PostgresQuery:
             parts.append(f"tie-broken by {', '.join(order.tie_breaker)}")
         if not order.unique:
             parts.append("NOT UNIQUE: rows tied at a page boundary are lost or repeated")
+        if order.cost_note:
+            parts.append(order.cost_note)
         filter_text = self._filter_text()
         if filter_text:
             parts.append("where " + filter_text)
