@@ -51,7 +51,7 @@ def test_importing_the_ui_leaves_the_environment_alone() -> None:
     env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
     code = (
         "import os, dynotui.ui.app; print(os.environ.get('TEXTUAL_FPS'));"
-        "from dynotui.cli.tui_cmd import set_frame_rate; set_frame_rate();"
+        "from dynotui.cli.app_launch import set_frame_rate; set_frame_rate();"
         "print(os.environ.get('TEXTUAL_FPS'))"
     )
     out = subprocess.run(

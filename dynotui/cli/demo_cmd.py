@@ -12,11 +12,11 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from dynotui.cli.app_launch import history_store, open_app, preload_ui
 from dynotui.cli.demo_export import add_export_option, write_demo_export
 from dynotui.cli.local_cmd import home_with_progress, start_with_progress, watch
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.price_options import prices_from_args
-from dynotui.cli.tui_cmd import history_store, open_app, preload_ui
 from dynotui.core.text import visible
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.loopback import proxy_variables

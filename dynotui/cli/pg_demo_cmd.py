@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Any
 
-from dynotui.cli.tui_cmd import history_store, open_pg_app, preload_ui
+from dynotui.cli.app_launch import history_store, open_pg_app, preload_ui
 from dynotui.core.text import visible
 from dynotui.local.progress import Step
 

@@ -4,22 +4,18 @@ last step. With a table and a partition key value (or --scan) it opens on page 1
 from __future__ import annotations
 
 import argparse
-import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from dynotui.cli.app_launch import history_store, open_app, open_pg_app, preload_ui
 from dynotui.cli.options import connection_options
 from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options, prices_from_args
 from dynotui.core.errors import InputError, ServiceError
-from dynotui.dynamodb.connection import ConnectionOptions, describe
 from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm, segment_count
 
 if TYPE_CHECKING:
-    from dynotui.core.history import HistoryEntry, HistoryStore
-    from dynotui.core.money import PriceList
-    from dynotui.postgres.connection import PgOptions, PgSession
-    from dynotui.postgres.sql import PgQuery
+    pass
 
 
 def add_open_options(parser: argparse.ArgumentParser) -> None:
@@ -65,76 +61,6 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
     add_postgres_options(parser)
 
 
-FRAME_RATE = "120"
-
-
-def set_frame_rate() -> None:
-    """Before Textual is imported (it reads the variable once): the terminal app's frame
-    rate. Textual paints what changed at most TEXTUAL_FPS times a second, on a fixed
-    beat: at its default 60, a page waits 0-17 ms (8 on average) for the next beat before
-    it is drawn; at 120 the wait halves, and a frame here takes 8-15 ms, so the beat is
-    rarely the limit. A user's own value wins. Set by the command that runs the app, not
-    by importing the UI."""
-    os.environ.setdefault("TEXTUAL_FPS", FRAME_RATE)
-
-
-def preload_ui(database: str = "dynamodb") -> None:
-    """Import the UI now (it takes about as long as a JVM start): the demo overlaps them."""
-    set_frame_rate()
-    # The imports are the point.
-    import dynotui.ui.app
-
-    if database == "postgres":
-        import dynotui.ui.postgres.adapter
-    else:
-        import dynotui.ui.dynamodb.adapter  # noqa: F401
-
-
-def history_store(args: argparse.Namespace) -> HistoryStore:
-    """Where this run keeps its history (a store that writes nothing with --no-history)."""
-    from dynotui.core.history import HistoryStore
-
-    return HistoryStore.from_settings(enabled=not getattr(args, "no_history", False))
-
-
-def open_app(
-    client: Any,
-    options: ConnectionOptions,
-    table: str | None,
-    form: QueryForm,
-    open_form: bool | None = None,
-    opening: Opening | None = None,
-    *,
-    history: HistoryStore | None = None,
-    resume: HistoryEntry | None = None,
-    prices: PriceList | None = None,
-) -> int:
-    # Textual loads only when a terminal UI is wanted.
-    set_frame_rate()
-    from dynotui.ui.app import PagerApp
-    from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
-
-    label = opening.label if opening is not None and opening.label else describe(client, options)
-    adapter = DynamoDBAdapter(
-        client,
-        options,
-        label=label,
-        table=table,
-        form=form,
-        open_form=open_form,
-        preread=opening,
-        resume=resume,
-        prices=prices,
-    )
-    app = PagerApp(adapter, history=history)
-    try:
-        app.run()
-    finally:
-        if opening is not None:
-            opening.close()
-    return app.return_code or 0
-
-
 def run_postgres(args: argparse.Namespace) -> int:
     from dynotui.cli.postgres_options import (
         check_no_dynamodb_flags,
@@ -156,26 +82,6 @@ def run_postgres(args: argparse.Namespace) -> int:
         return open_pg_app(session, options, query, history=history_store(args))
     finally:
         session.close()
-
-
-def open_pg_app(
-    session: PgSession,
-    options: PgOptions,
-    query: PgQuery | None,
-    note: str = "",
-    *,
-    history: HistoryStore | None = None,
-    resume: HistoryEntry | None = None,
-) -> int:
-    # Textual loads only when a terminal UI is wanted.
-    set_frame_rate()
-    from dynotui.ui.app import PagerApp
-    from dynotui.ui.postgres.adapter import PostgresAdapter
-
-    adapter = PostgresAdapter(session, options, query=query, note=note, resume=resume)
-    app = PagerApp(adapter, history=history)
-    app.run()
-    return app.return_code or 0
 
 
 def run_resume(args: argparse.Namespace) -> int:

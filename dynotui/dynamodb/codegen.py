@@ -15,77 +15,18 @@ from __future__ import annotations
 
 import pprint
 import shlex
-from dataclasses import dataclass
 from typing import Any
 
-from dynotui.core.page import EndedBy, PageSummary
+from dynotui.core.page import PageSummary
 from dynotui.dynamodb.code_target import CodeTarget as CodeTarget
 from dynotui.dynamodb.code_target import cli_json, has_binary_json
 from dynotui.dynamodb.code_target import code_target as code_target
 from dynotui.dynamodb.dynamo_json import Item, to_wire
-from dynotui.dynamodb.reader import fill_limit
+from dynotui.dynamodb.page_plan import PagePlan, calls_text, page_plan, request_params, title
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.spec import PAGE_SIZE_MAX, QuerySpec
 
 LANGUAGES = ("boto3", "aws-cli", "javascript")
-
-
-@dataclass(frozen=True)
-class PagePlan:
-    """What the code of one page replicates: the query's page size and mode, and for fill
-    mode the reader's loop, with what reading the page told (when it was read)."""
-
-    page_size: int
-    fill: bool
-    max_rounds: int
-    first_limit: int  # the Limit of the first call (sized by earlier pages' selectivity)
-    filtered: bool
-    key_names: tuple[str, ...]  # a start key on this order: index keys, then table keys
-    capped_at: int | None = None  # items shown when the loop ran out of rounds
-    scanned: int = 0  # items the page's calls evaluated
-
-    @property
-    def need(self) -> int:
-        return self.page_size + 1
-
-
-def page_plan(spec: QuerySpec, schema: TableSchema, read: PageSummary[Any] | None) -> PagePlan:
-    """The plan for the page ``read`` (None: a page not read yet, such as the first)."""
-    fill = spec.mode == "fill"
-    calls = read.cost.calls if read is not None else ()
-    first = calls[0].limit if fill and calls else None
-    if first is None:
-        first = fill_limit(spec.page_size + 1, bool(spec.filter), 0, 0, None, None) if fill else 0
-    capped = read is not None and fill and read.ended_by is EndedBy.ROUNDS
-    return PagePlan(
-        page_size=spec.page_size,
-        fill=fill,
-        max_rounds=spec.max_rounds,
-        first_limit=first or spec.page_size,
-        filtered=bool(spec.filter),
-        key_names=schema.cursor_key_names(spec.index),
-        capped_at=read.shown if capped and read is not None else None,
-        scanned=(read.scanned_count or 0) if read is not None else 0,
-    )
-
-
-def _params(spec: QuerySpec, schema: TableSchema) -> dict[str, Any]:
-    params = spec.request(schema, None, spec.page_size)
-    params.pop("Limit")
-    return params
-
-
-def _calls(count: int) -> str:
-    return f"{count} call" if count == 1 else f"{count} calls"
-
-
-def title(spec: QuerySpec, page: int) -> str:
-    how = (
-        "one call, Limit = page size"
-        if spec.mode == "raw"
-        else f"dynotui's fill loop: at most {_calls(spec.max_rounds)} for page size + 1 matches"
-    )
-    return f"Page {page} of a {spec.operation.capitalize()} on {spec.table} ({how})."
 
 
 def _fill_python(plan: PagePlan) -> str:
@@ -142,7 +83,7 @@ def boto3_code(
     target: CodeTarget,
     plan: PagePlan,
 ) -> str:
-    params = pprint.pformat(_params(spec, schema), sort_dicts=False, width=88)
+    params = pprint.pformat(request_params(spec, schema), sort_dicts=False, width=88)
     start = pprint.pformat(start_key, sort_dicts=False, width=88) if start_key else "None"
     call = "client.scan" if spec.scan else "client.query"
     if plan.fill:
@@ -203,7 +144,7 @@ def cli_command(
     target: CodeTarget,
     plan: PagePlan,
 ) -> str:
-    params = _params(spec, schema)
+    params = request_params(spec, schema)
     parts = [f"aws dynamodb {spec.operation}", f"--table-name {shlex.quote(spec.table)}"]
     flags = {
         "IndexName": "--index-name",
@@ -227,7 +168,9 @@ def cli_command(
     note = ""
     if not plan.fill or plan.capped_at == 0:
         if plan.fill:  # the rounds found nothing: one call over the items they evaluated
-            note = f"\n# dynotui's {_calls(plan.max_rounds)} evaluated {plan.scanned} items and "
+            note = (
+                f"\n# dynotui's {calls_text(plan.max_rounds)} evaluated {plan.scanned} items and "
+            )
             note += "found no match: so does one call with that Limit."
         if start_key:
             parts.append(f"--exclusive-start-key {cli_json(to_wire(start_key))}")
@@ -243,7 +186,7 @@ def cli_command(
         items = plan.page_size
         if plan.capped_at is not None:
             items = plan.capped_at
-            note = f"\n# dynotui's loop ran out of its {_calls(plan.max_rounds)} with {items} "
+            note = f"\n# dynotui's loop ran out of its {calls_text(plan.max_rounds)} with {items} "
             note += "matches: they are the first matches, so the CLI asks for as many."
         # The CLI's pages do not adapt: one Limit sized by the selectivity dynotui measured.
         parts.append(f"--max-items {items} --page-size {plan.first_limit}")

@@ -7,8 +7,8 @@ import base64
 import json
 
 from dynotui.dynamodb.code_target import CodeTarget
-from dynotui.dynamodb.codegen import PagePlan, _params, title
 from dynotui.dynamodb.dynamo_json import AttributeValue, Item
+from dynotui.dynamodb.page_plan import PagePlan, request_params, title
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.spec import PAGE_SIZE_MAX, QuerySpec
 
@@ -54,7 +54,7 @@ def javascript_code(
     target: CodeTarget,
     plan: PagePlan,
 ) -> str:
-    params = _params(spec, schema)
+    params = request_params(spec, schema)
     command = "ScanCommand" if spec.scan else "QueryCommand"
     lines = []
     for key, value in params.items():

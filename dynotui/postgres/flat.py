@@ -17,8 +17,8 @@ from dataclasses import replace
 from typing import Any
 
 from dynotui.core.errors import DynotuiError
-from dynotui.postgres.schema import PgOrder, PgTable
 from dynotui.postgres.sql import PgQuery, page_statement
+from dynotui.postgres.table_model import PgOrder, PgTable
 
 CHECK_PAGE = 25  # the default page size: the shape of its plan is what matters
 FULL_SCANS = {

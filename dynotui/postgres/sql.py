@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from dynotui.core.errors import FieldError, InputError
 from dynotui.postgres.filter import PgFilter, parse_filter
-from dynotui.postgres.schema import PgOrder, PgTable, SortColumn, quote
+from dynotui.postgres.table_model import PgOrder, PgTable, SortColumn, quote
 
 Mode = Literal["keyset", "offset"]
 PAGE_SIZE_MAX = 1000
