@@ -148,7 +148,11 @@ def run_code(
     args: argparse.Namespace, client: Any, spec: Any, schema: Any, index: Any, out: TextIO
 ) -> int:
     from dynotui.dynamodb.codegen import code_target
-    from dynotui.dynamodb.what_if.code import generate, update_table_params
+    from dynotui.dynamodb.what_if.code import (
+        generate,
+        provisioned_throughput,
+        update_table_params,
+    )
     from dynotui.dynamodb.what_if.rewrite import rewrite
 
     rewritten = rewrite(spec, index, schema)
@@ -158,15 +162,7 @@ def run_code(
             f"the sort key '{index.sort_key}' is not compared with a value and not defined in "
             "the table: give its type with --sort-key-type S|N|B"
         )
-    table = client.describe_table(TableName=spec.table)["Table"]
-    provisioned = None
-    if table.get("BillingModeSummary", {}).get("BillingMode") != "PAY_PER_REQUEST":
-        throughput = table.get("ProvisionedThroughput", {})
-        if throughput.get("ReadCapacityUnits"):
-            provisioned = (
-                int(throughput["ReadCapacityUnits"]),
-                int(throughput["WriteCapacityUnits"]),
-            )
+    provisioned = provisioned_throughput(client, spec.table)
     params = update_table_params(
         spec.table, index, rewritten.partition_type, sort_type, provisioned
     )

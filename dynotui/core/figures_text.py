@@ -175,6 +175,7 @@ def unit_text(figures: UnitFigures) -> str:
             ("pages", figures.pages),
             ("counts", figures.counts),
             ("abandoned", figures.abandoned),
+            ("what-if", figures.what_if),
         )
         if value is not None
     ]
@@ -197,6 +198,11 @@ def covers(figures: SessionFigures) -> str:
         parts.append(count)
     if figures.abandoned_reads:
         parts.append(plural(figures.abandoned_reads, "abandoned read"))
+    if figures.what_ifs:
+        what_if = plural(figures.what_ifs, "what-if estimate")
+        if figures.partial_what_ifs:
+            what_if += f" ({figures.partial_what_ifs} stopped early)"
+        parts.append(what_if)
     return ", ".join(parts)
 
 

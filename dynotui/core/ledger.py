@@ -1,4 +1,4 @@
-"""What the whole session spent: every stack, every count, every abandoned read.
+"""What the whole session spent: every stack, count, abandoned read and what-if estimate.
 
 A pager's ``Totals`` belongs to one cursor stack, and a new query, a mode switch or a
 pasted cursor starts a new stack. The ledger is the app's, made once when it opens and
@@ -49,11 +49,12 @@ class UnitFigures:
     pages: Any = None  # the summed Cost of every fresh page read
     counts: Any = None
     abandoned: Any = None
+    what_if: Any = None  # what the what-if estimates read (the query, a table sample)
 
     @property
     def total(self) -> float | None:
         """Everything spent in this unit; None when no part reported a figure."""
-        parts = [headline(c) for c in (self.pages, self.counts, self.abandoned)]
+        parts = [headline(c) for c in (self.pages, self.counts, self.abandoned, self.what_if)]
         known = [p for p in parts if p is not None]
         return sum(known) if known else None
 
@@ -63,6 +64,7 @@ class UnitFigures:
             "pages": headline(self.pages),
             "counts": headline(self.counts),
             "abandoned": headline(self.abandoned),
+            "what_if": headline(self.what_if),
             "total": self.total,
         }
 
@@ -77,6 +79,8 @@ class SessionFigures:
     abandoned_reads: int  # cancelled or superseded reads that had spent something
     by_unit: tuple[UnitFigures, ...]
     refusals: RefusalFigures
+    what_ifs: int = 0  # what-if estimates made (each read the query, or part of it)
+    partial_what_ifs: int = 0  # stopped before the end (still billed)
 
     def unit(self, name: str) -> UnitFigures | None:
         return next((u for u in self.by_unit if u.unit == name), None)
@@ -89,6 +93,7 @@ class SessionFigures:
             "counts": self.counts,
             "partial_counts": self.partial_counts,
             "abandoned_reads": self.abandoned_reads,
+            "what_ifs": self.what_ifs,
             "cost": [u.as_json() for u in self.by_unit],
             "cursors": self.refusals.as_json(),
         }
@@ -108,6 +113,8 @@ class SessionLedger:
         self._counts = 0
         self._partial = 0
         self._abandoned = 0
+        self._what_ifs = 0
+        self._partial_what_ifs = 0
         self._units: dict[str, UnitFigures] = {}
 
     def _fold(self, cost: Cost, part: str) -> None:
@@ -116,12 +123,16 @@ class SessionLedger:
             "pages": now.pages,
             "counts": now.counts,
             "abandoned": now.abandoned,
+            "what_if": now.what_if,
         }
         values[part] = _plus(values[part], cost)
         self._units[cost.unit] = UnitFigures(cost.unit, **values)
 
     def page_read(self, stack: Any, scope: str, cost: Cost) -> None:
-        """A fresh page read by ``stack`` (its pager) of the query with this scope."""
+        """A fresh page read by ``stack`` (its pager) of the query with this scope. A page
+        of an index that does not exist (what-if) was worked out, not read: not billed."""
+        if cost.estimated:
+            return
         with self._lock:
             self._pages += 1
             self._scopes.add(scope)
@@ -137,8 +148,9 @@ class SessionLedger:
             self._fold(cost, "pages")
 
     def abandoned(self, cost: Cost | None) -> None:
-        """A read cancelled or superseded after it had spent ``cost``."""
-        if cost is None:
+        """A read cancelled or superseded after it had spent ``cost`` (an estimated page
+        of an imagined index spent nothing)."""
+        if cost is None or cost.estimated:
             return
         with self._lock:
             self._abandoned += 1
@@ -153,6 +165,15 @@ class SessionLedger:
             if result.cost is not None:
                 self._fold(result.cost, "counts")
 
+    def what_if_done(self, result: CountOutcome) -> None:
+        """A what-if estimate that finished or was stopped: what it read was billed."""
+        with self._lock:
+            self._what_ifs += 1
+            if not result.complete:
+                self._partial_what_ifs += 1
+            if result.cost is not None:
+                self._fold(result.cost, "what_if")
+
     def figures(self) -> SessionFigures:
         with self._lock:
             return SessionFigures(
@@ -164,4 +185,6 @@ class SessionLedger:
                 abandoned_reads=self._abandoned,
                 by_unit=tuple(self._units.values()),
                 refusals=self.cursors.figures(),
+                what_ifs=self._what_ifs,
+                partial_what_ifs=self._partial_what_ifs,
             )

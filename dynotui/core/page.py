@@ -71,6 +71,11 @@ class Cost(Protocol):
     def unit(self) -> str: ...
 
     @property
+    def estimated(self) -> bool:
+        """Worked out from a model (an index that does not exist), not read: shown marked
+        as an estimate wherever it appears, and billed to no session."""
+
+    @property
     def server_ms(self) -> float | None:
         """Time the database reports it spent executing (None: it reports none, and only
         the round trip, ``latency_ms``, is known)."""

@@ -20,6 +20,8 @@ from dynotui.dynamodb.condition import Tree, conjuncts, tested_names
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.spec import QuerySpec
+from dynotui.dynamodb.what_if.rewrite import ImaginedIndex
+from dynotui.dynamodb.what_if.suggest import command_words, suggested_index
 
 MIN_READ = 20  # below this many items read, a ratio says nothing
 WASTE_RATIO = 0.5
@@ -115,6 +117,7 @@ class DynamoAdvisor:
         self._digit_partition: Any = None
         self._digit_max: str | None = None
         self._digit_min: str | None = None
+        self._suggested: tuple[ImaginedIndex | None] | None = None  # worked out once
 
     # -- folding pages in ----------------------------------------------------------------
 
@@ -173,6 +176,7 @@ class DynamoAdvisor:
         return [
             *self._waste(),
             *self._better_orders(),
+            *self._what_if(),
             *self._round_cap(),
             *self._scan(),
             *self._digit_strings(),
@@ -242,6 +246,30 @@ class DynamoAdvisor:
                 )
             findings.append(Finding("index-for-filter", text))
         return findings
+
+    @property
+    def suggested(self) -> ImaginedIndex | None:
+        """The GSI this query's filter points at (``what_if.suggest``), if any."""
+        if self._suggested is None:
+            self._suggested = (suggested_index(self.spec, self.schema),)
+        return self._suggested[0]
+
+    def _what_if(self) -> list[Finding]:
+        """A wasteful filter that an index would serve: estimate it before making it."""
+        index = self.suggested if self._wasteful() else None
+        if index is None:
+            return []
+        keys = f"`{index.partition_key}` as its partition key" + (
+            f" and `{index.sort_key}` as its sort key" if index.sort_key else ""
+        )
+        return [
+            Finding(
+                "index-what-if",
+                f"A GSI with {keys} would read only the matching items, "
+                f"not the {self.read:,} read here: W estimates what it would cost and save "
+                f"before it is made (from the shell: {command_words(index)}).",
+            )
+        ]
 
     def _measured_there(self, order: SortOrder) -> str | None:
         """What a Query on ``order`` cost per match on the same conditions, beside the cost

@@ -29,6 +29,7 @@ class PgCost:
     seek_buffers: tuple[int, ...] = ()  # per seek, where a page was read by several
 
     unit = "buffers"
+    estimated = False  # a page's plan as the server ran it: always measured
 
     def __add__(self, other: PgCost) -> PgCost:
         read = None if self.read is None or other.read is None else self.read + other.read

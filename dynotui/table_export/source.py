@@ -51,6 +51,7 @@ class ExportCost:
     read: int | None = None
 
     unit = "RCU"
+    estimated = False  # read from the export: measured, never modelled
 
     @property
     def headline(self) -> float | None:

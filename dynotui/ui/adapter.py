@@ -194,6 +194,11 @@ class Adapter(Protocol[K, I, C]):
         """A history entry as a new stack on the main view, numbered from the page it was
         left on and re-read from that page's stored start key."""
 
+    def palette(self, shown: Shown[K, I, C]) -> Sequence[Action]:
+        """Keys of ``actions`` worded after what ``shown`` holds, for the command palette
+        (an advisor's finding names the index a what-if would estimate); the rest keep
+        their words."""
+
     def run(self, action: str, host: Host, shown: Shown[K, I, C], answer: Answer[K, I, C]) -> None:
         """An action only this database has (one of its ``actions`` bound as ``db(...)``)."""
 

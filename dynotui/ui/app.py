@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -204,6 +204,9 @@ class PagerApp(App[None]):
     def read_clock(self) -> Callable[[], float]:
         return self.session.clock
 
+    def copy(self, text: str, what: str) -> None:
+        self.share.copy_text(text, what)
+
     def count_of(self, scope: str) -> Counted | None:
         return self.session.counts.get(scope)
 
@@ -211,6 +214,19 @@ class PagerApp(App[None]):
         """A count ended, complete or stopped: what it read was billed either way."""
         self.session.ledger.count_done(outcome)
         self.refresh_costs()
+
+    def what_if_finished(self, outcome: CountOutcome) -> None:
+        """A what-if ended, complete or stopped: what it read was billed either way."""
+        self.session.ledger.what_if_done(outcome)
+        self.refresh_costs()
+
+    def compare(self, query: object) -> None:
+        """``query`` on the compare view's right side; the left keeps what it shows."""
+        screen = self.main_screen
+        if not screen.comparing:
+            self.action_compare()
+        if screen.comparing:
+            screen.right_view.start(NewStack(cast(Query, query)))  # the adapter's own
 
     def connection_changed(self) -> None:
         """A new connection: its label in the title, every stack read through it."""
@@ -544,9 +560,12 @@ class PagerApp(App[None]):
         from dynotui.ui.screens.help import key_label
 
         yield from super().get_system_commands(screen)
-        for action in self.key_table:
-            if action.action in ("quit", "help", "cancel"):
+        # Some keys are worded after what the view holds ("What if: an index on status").
+        worded = {a.action: a for a in self.adapter.palette(self.shown(self.active_view))}
+        for listed in self.key_table:
+            if listed.action in ("quit", "help", "cancel"):
                 continue
+            action = worded.get(listed.action, listed)
             shown_key = key_label(action.keys.split(",")[0])
             yield SystemCommand(
                 f"{action.title} ({shown_key})",

@@ -5,8 +5,9 @@ with a ``Host`` and the data it needs (the query shown, a history entry), and th
 answers with data: a new stack to open, a screen to show, words. What it may ask of the
 app in return is only this: show a screen and get its answer, run work off the UI
 thread, open a table (the one call that owns the "Opening table" line and its Esc),
-report a failure or say something, and tell the session what was spent. An adapter never
-sees the app, a view or a widget, so the seam has one direction and no import circle.
+report a failure or say something, copy text, tell the session what was spent, and put
+a query beside the main one in the compare view. An adapter never sees the app, a view
+or a widget, so the seam has one direction and no import circle.
 
 This module imports nothing from the rest of the UI: the app implements it, adapters and
 their screens use it.
@@ -74,11 +75,23 @@ class Host(Protocol):
     def read_clock(self) -> Callable[[], float]:
         """The clock a read is timed by (the session's: a test's fixed one)."""
 
+    def copy(self, text: str, what: str) -> None:
+        """``text`` to the clipboard, saying where it went (``what``: it in words)."""
+
     def count_of(self, scope: str) -> Counted | None:
         """The count kept for the query of ``scope`` (None: not counted yet)."""
 
     def count_finished(self, outcome: CountOutcome) -> None:
         """A count ended, complete or stopped: what it read is billed to the session."""
+
+    def what_if_finished(self, outcome: CountOutcome) -> None:
+        """A what-if estimate ended, complete or stopped: what it read is billed to the
+        session (its own part, apart from pages and counts)."""
+
+    def compare(self, query: object) -> None:
+        """The compare view, with ``query`` (one of the adapter's own, a ``Query``: typed
+        as ``object`` so this module imports no more of the UI) opened from its start on
+        the right side; the main view's query stays on the left as it is."""
 
     def connection_changed(self) -> None:
         """The adapter's connection changed (a reconnect): the app reads the label and

@@ -23,6 +23,18 @@ BACKFILL_NOTE = (
 )
 
 
+def provisioned_throughput(client: Any, table: str) -> tuple[int, int] | None:
+    """(read, write) units of a provisioned table, which a new GSI must be given too;
+    None for an on-demand table (one DescribeTable call)."""
+    described = client.describe_table(TableName=table)["Table"]
+    if described.get("BillingModeSummary", {}).get("BillingMode") == "PAY_PER_REQUEST":
+        return None
+    throughput = described.get("ProvisionedThroughput", {})
+    if not throughput.get("ReadCapacityUnits"):
+        return None
+    return int(throughput["ReadCapacityUnits"]), int(throughput["WriteCapacityUnits"])
+
+
 def update_table_params(
     table: str,
     index: ImaginedIndex,

@@ -33,6 +33,7 @@ from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.condition import Tree, tested_names
 from dynotui.dynamodb.connection import install_cancel_hook
+from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.dynamo_json import Item, plain, value_from_wire
 from dynotui.dynamodb.expressions import substitute
 from dynotui.dynamodb.pricing import read_prices
@@ -47,6 +48,7 @@ from dynotui.dynamodb.what_if.figures import (
     SampleFigures,
     wilson,
 )
+from dynotui.dynamodb.what_if.imagined import Imagined
 from dynotui.dynamodb.what_if.item_size import INDEX_ITEM_OVERHEAD, write_units
 from dynotui.dynamodb.what_if.prices import IndexPrices, index_prices
 from dynotui.dynamodb.what_if.rewrite import ImaginedIndex, Rewrite, covered, deparse, rewrite
@@ -180,6 +182,7 @@ class WhatIf:
         self.query_budget = max_read_units / 2 if not self.covered else max_read_units
         self.stopped_by: str | None = None
         self.abandoned = 0.0
+        self.abandoned_cost: DynamoCost | None = None  # reads stopped midway, billed
         self._entries: dict[int, Entry] = {}  # by id() of an item held in seen or the sample
 
     # -- reading ---------------------------------------------------------------------------
@@ -211,8 +214,13 @@ class WhatIf:
                 self.table.step(cancel)
         except ReadCancelled as stop:
             self.stopped_by = "cancelled"
-            if stop.cost is not None and stop.cost.capacity is not None:
-                self.abandoned += stop.cost.capacity.total
+            if isinstance(stop.cost, DynamoCost):
+                cost = stop.cost
+                self.abandoned_cost = (
+                    cost if self.abandoned_cost is None else self.abandoned_cost + cost
+                )
+                if cost.capacity is not None:
+                    self.abandoned += cost.capacity.total
             raise
         if self.done and self.stopped_by is None and not self._complete():
             self.stopped_by = "max-read-units"
@@ -225,6 +233,17 @@ class WhatIf:
             if progress is not None:
                 progress(self.progress())
         return self.estimate()
+
+    def cost(self) -> DynamoCost:
+        """What the estimate's reads cost as one DynamoDB cost, to bill the session: the
+        query's pages, the table sample's calls and any read stopped midway (its capacity
+        is ``spent()``)."""
+        total = self.now.totals.cost or DynamoCost()
+        if self.table is not None and self.table.calls:
+            total = total + DynamoCost.of(tuple(self.table.calls))
+        if self.abandoned_cost is not None:
+            total = total + self.abandoned_cost
+        return total
 
     def progress(self) -> Progress:
         sampled = len(self.table.items) if self.table is not None else 0
@@ -289,19 +308,15 @@ class WhatIf:
         now = self._now_figures()
         seen = self.distinct_seen()
         query_complete = self.now.read_whole_result
-        sample_items = self.table.items if self.table is not None else []
         base_scan = self.spec.scan and self.spec.index is None
-        table_items = seen if base_scan else sample_items
+        table_items = self._table_items(seen)
         table_complete = (
             query_complete if base_scan else bool(self.table is not None and self.table.complete)
         )
 
         # The entries the rewritten query reads, from the read that can see them all.
-        source = seen if self.covered else table_items
         source_complete = query_complete if self.covered else table_complete
-        read_set = [
-            self._entry(item) for item in source if member(item) and holds(rewritten.key, item)
-        ]
+        read_set = self._read_set(seen, table_items, member)
         spec2, schema2, request = self._rewritten_spec(sort_type)
         conditions = [
             *([self.spec.trees()[0]] if self.spec.trees()[0] else []),
@@ -361,6 +376,45 @@ class WhatIf:
             read_prices=self.read_prices,
             index_prices=self.index_prices,
             query_request=request,
+        )
+
+    def _table_items(self, seen: Sequence[Item]) -> Sequence[Item]:
+        """The table sample: the query's own items when it is a base-table Scan."""
+        if self.spec.scan and self.spec.index is None:
+            return seen
+        return self.table.items if self.table is not None else []
+
+    def _read_set(
+        self, seen: Sequence[Item], table_items: Sequence[Item], member: Callable[[Item], bool]
+    ) -> list[Entry]:
+        """The index entries the rewritten query reads, from the read that can see them
+        (the query's items when they cover its key condition, else the table sample)."""
+        source = seen if self.covered else table_items
+        return [
+            self._entry(item) for item in source if member(item) and holds(self.rewritten.key, item)
+        ]
+
+    def imagined(self) -> Imagined:
+        """The imagined index as pages (the compare view's right side): the rewritten query
+        over the entries found so far, in index order. ``complete`` says whether they are
+        all the index would return (a read stopped early, or a table sample, gives only
+        those found)."""
+        sort_type = self._sort_type()
+        ptype = self.rewritten.partition_type
+        seen = self.distinct_seen()
+
+        def member(item: Item) -> bool:
+            return key_types_hold(item, self.index, ptype, sort_type)
+
+        entries = self._read_set(seen, self._table_items(seen), member)
+        spec2, schema2, _ = self._rewritten_spec(sort_type)
+        return Imagined(
+            index=self.index,
+            spec=spec2,
+            schema=schema2,
+            entries=tuple(in_index_order(entries, self.index, self.schema.table_key_names)),
+            filter=self.rewritten.filter,
+            complete=self._complete(),
         )
 
     def _now_figures(self) -> QueryFigures:

@@ -38,13 +38,18 @@ def _index(data: Mapping[str, Any]) -> tuple[ImaginedIndex, str, str | None] | N
         return None
 
 
-def section(data: Mapping[str, Any], target: CodeTarget | None = None) -> Estimated:
+def section(
+    data: Mapping[str, Any],
+    target: CodeTarget | None = None,
+    provisioned: tuple[int, int] | None = None,
+) -> Estimated:
     """``data`` is an estimate's JSON (checked with ``words.checked`` if it came from a
-    file); ``target`` adds the code that would create the index for that endpoint."""
+    file); ``target`` adds the code that would create the index for that endpoint, with
+    ``provisioned`` (read, write) units for a provisioned table."""
     code: list[CodeBlock] = []
     found = _index(data)
     if target is not None and found is not None:
-        params = update_table_params(str(data["table"]), *found)
+        params = update_table_params(str(data["table"]), *found, provisioned)
         code = [
             CodeBlock(
                 f"Create the index · {language}",

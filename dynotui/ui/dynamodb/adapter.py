@@ -36,9 +36,11 @@ from dynotui.dynamodb.spec import QuerySpec
 from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
 from dynotui.ui.adapter import Answer, CursorStart, FirstPage, NewStack, Shown, Side
+from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.dynamodb.segmented import SegmentClients, split, split_now, whole
+from dynotui.ui.dynamodb.what_ifs import WHAT_IF, WhatIfs
 from dynotui.ui.host import Counted, Host
 from dynotui.ui.query import Query
 
@@ -56,7 +58,9 @@ WORDS = {
     "inspect_cursor": ("Inspect cursor", "Decode a cursor token and check it"),
 }
 PARTIQL = Action("colon", "db('partiql')", "PartiQL", "Page a PartiQL SELECT (ExecuteStatement)")
-ACTIONS = with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL])
+ACTIONS = with_extra(
+    with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL]), "count", [WHAT_IF]
+)
 
 DynamoDBQuery = DynamoQuery | PartiQLQuery
 # Items and costs are DynamoDB's; a boundary is a Query's ExclusiveStartKey (an item's
@@ -101,6 +105,7 @@ class DynamoDBAdapter:
         # What each order measured, shared by every query so advisors can compare orders.
         self.measurements = preread.measurements if preread is not None else Measurements()
         self.segment_clients = SegmentClients(options, client)
+        self.what_ifs = WhatIfs()  # the session's estimates, the latest per query
 
     # -- the adapter protocol ---------------------------------------------------------------
 
@@ -184,8 +189,13 @@ class DynamoDBAdapter:
             count = schema.item_count_text(order.item_count)
             choices.append((order.name, f"{order.describe()} · {count} items"))
 
+        choices += self.what_ifs.order_choices(schema.name)
+
         def chosen(name: str | None) -> None:
-            if name:
+            imagined = self.what_ifs.chosen(name) if name else None
+            if imagined is not None:
+                answer(NewStack(imagined, note=imagined.imagined.words()))
+            elif name:
                 form, note = for_order(current, schema, name)
                 self._edit(host, shown, schema, form, answer, note)
 
@@ -209,6 +219,8 @@ class DynamoDBAdapter:
             return self._restart_with(host, shown, "Mode", mode=mode)
         if isinstance(query, PartiQLQuery):
             self._partiql_has_no(host, "Mode")
+        if isinstance(query, ImaginedQuery):
+            self._imagined_has_no(host, "Mode")
         return None
 
     def flip_direction(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
@@ -222,6 +234,8 @@ class DynamoDBAdapter:
             )
         if isinstance(query, PartiQLQuery):
             self._partiql_has_no(host, "Direction")
+        if isinstance(query, ImaginedQuery):
+            self._imagined_has_no(host, "Direction")
         return None
 
     def count(
@@ -232,6 +246,13 @@ class DynamoDBAdapter:
 
         query, pager = shown.query, shown.pager
         if query is None or pager is None:
+            return
+        if isinstance(query, ImaginedQuery):
+            host.say(
+                "An imagined index has nothing to count: its matches are estimated in its "
+                "what-if (W).",
+                severity="warning",
+            )
             return
         segments = 1
         if isinstance(query, DynamoQuery) and query.spec.segment is not None:
@@ -311,7 +332,8 @@ class DynamoDBAdapter:
         )
 
     def compare_partner(self, query: DynamoQueryShown) -> DynamoQueryShown | None:
-        return None  # the user picks the other order (tab, o)
+        # The index this query's latest what-if imagined; else the user picks (tab, o).
+        return self.what_ifs.imagined_for(query)
 
     def prices(self) -> PriceList | None:
         if self._prices is None:
@@ -321,9 +343,18 @@ class DynamoDBAdapter:
     def report(
         self, pagers: Sequence[DynamoPager], ledger: SessionLedger, code_page: int
     ) -> Report:
+        from dynotui.dynamodb.codegen import code_target
         from dynotui.dynamodb.report import dynamodb_report  # only when a report is asked for
 
-        return dynamodb_report(pagers, prices=self.prices(), ledger=ledger, code_page=code_page)
+        measured, what_if, notes = self.what_ifs.report(pagers, code_target(self._client))
+        return dynamodb_report(
+            measured,
+            prices=self.prices(),
+            ledger=ledger,
+            code_page=code_page,
+            notes=notes,
+            what_if=what_if,
+        )
 
     def code_target(self) -> object:
         from dynotui.dynamodb.codegen import code_target  # only when code is asked for
@@ -403,9 +434,37 @@ class DynamoDBAdapter:
             lambda error: host.fail(error, "History"),
         )
 
+    def palette(self, shown: DynamoShown) -> Sequence[Action]:
+        return self.what_ifs.palette(shown.query, shown.pager)
+
     def run(self, action: str, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         if action == "partiql":
             self._partiql(host, shown, self._split(host, answer))
+        elif action == "what_if":
+            self._what_if(host, shown)
+
+    def _what_if(self, host: Host, shown: DynamoShown) -> None:
+        query = shown.query
+        if isinstance(query, ImaginedQuery):
+            query = query.base  # another estimate for the query it was imagined for
+        if isinstance(query, PartiQLQuery):
+            host.say(
+                "What-if estimates an index for a Query or Scan; a PartiQL statement reads "
+                "where it names.",
+                severity="warning",
+            )
+            return
+        if not isinstance(query, DynamoQuery):
+            host.say("Open a query first: a what-if estimates an index for it.")
+            return
+        if query.spec.segment is not None:
+            query = whole(query)  # a segment's view: the index would serve the whole Scan
+        self.what_ifs.start(host, self._client, query, self.prices(), self._code_target)
+
+    def _code_target(self) -> Any:
+        from dynotui.dynamodb.codegen import code_target
+
+        return code_target(self._client)
 
     def close(self) -> None:
         if self.preread is not None:
@@ -553,6 +612,14 @@ class DynamoDBAdapter:
             )
         order = "descending" if form.descending else "ascending"
         return NewStack(new, None, note=f"{order}: a new cursor stack from the start")
+
+    def _imagined_has_no(self, host: Host, what: str) -> None:
+        host.say(
+            "An imagined index pages as the query it was estimated for: change that query "
+            "and estimate again (W).",
+            title=what,
+            severity="warning",
+        )
 
     def _partiql_has_no(self, host: Host, what: str) -> None:
         host.say(

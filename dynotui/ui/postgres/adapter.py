@@ -285,6 +285,9 @@ class PostgresAdapter:
             lambda error: host.fail(error, "History"),
         )
 
+    def palette(self, shown: PgShown) -> Sequence[Action]:
+        return ()  # no key here is worded after what a view holds
+
     def run(self, action: str, host: Host, shown: PgShown, answer: PgAnswer) -> None:
         pass  # PostgreSQL has no keys of its own
 

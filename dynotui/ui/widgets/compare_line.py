@@ -50,6 +50,8 @@ def side_summary(arrow: str, side: Side) -> str:
     cost = page.cost
     unit = cost.unit
     headline = "not reported" if cost.headline is None else f"{cost.headline:,.10g} {unit}"
+    if cost.estimated:  # an imagined index (what-if): worked out, never read
+        headline += " estimated"
     per = _per_match(pager)
     per_text = f"{per:.3g} {unit}/match" if per is not None else "no match yet"
     read = page.scanned_count
@@ -93,7 +95,13 @@ def comparison(left: Side, right: Side) -> str:
         verdict = "right costs the same as left"
     else:
         verdict = f"right costs {times(ratio)} what left costs"
-    return f"{sets}. Per matching item ({unit}), {verdict} ({b:.3g} against {a:.3g})."
+    marked = [name for name, p in (("left", lp), ("right", rp)) if _estimated(p)]
+    caveat = f" ({' and '.join(marked)}: estimated, nothing read)" if marked else ""
+    return f"{sets}. Per matching item ({unit}), {verdict} ({b:.3g} against {a:.3g}){caveat}."
+
+
+def _estimated(pager: Pager) -> bool:
+    return pager.current is not None and pager.current.cost.estimated
 
 
 def _same_page(a: Page[Any] | None, b: Page[Any] | None) -> str:
