@@ -10,10 +10,11 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from faultproxy import FaultProxy
 from textual.widgets import Input
-from uihelpers import make_app, text_of
+from uihelpers import make_app, messages, text_of
 
-from dynotui.dynamodb.connection import ConnectionOptions
+from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.dynamo_json import to_wire
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local.tables import create_table, table_definition, write_items
@@ -112,6 +113,45 @@ async def test_every_item_once_and_each_stack_goes_back_exactly(ddb, client, sma
         await settle(pilot)
         assert view.state.segment == 0
         assert view.state.pager.number == view.state.segments.read.segments[0].pager.last_known
+
+
+async def test_throttled_segments_back_off_alone_and_the_map_says_so(ddb, small_table) -> None:
+    """Throttles only, more in a row than the clients' two attempts: a segment waits on its
+    own and reads the same page again; nothing is lost or repeated, and the map counts
+    every throttle the proxy sent, on the segment that got it."""
+    truth = keys(
+        make_client(ConnectionOptions(endpoint_url=ddb.endpoint_url)).scan(TableName=small_table)[
+            "Items"
+        ]
+    )
+    with FaultProxy(
+        ddb.endpoint_url, seed=11, fault_rate=0.5, max_in_a_row=3, faults=("throttle",)
+    ) as proxy:
+        options = ConnectionOptions(endpoint_url=proxy.endpoint_url, max_attempts=2)
+        app = make_app(make_client(options), scan_form(), table=small_table, options=options)
+        seen: list[dict] = []
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(pilot)
+            view = app.main_view
+            assert view.state is not None, messages(app)
+            for _ in range(SEGMENTS):
+                pager = view.state.pager
+                seen += [to_wire(i) for i in pager.current.items]
+                while pager.can_advance:
+                    await pilot.press("n")
+                    await settle(pilot)
+                    seen += [to_wire(i) for i in pager.current.items]
+                await pilot.press("right_square_bracket")
+                await settle(pilot)
+            figures = view.state.segments.read.figures()
+            rows = text_of(view.query_one("#segment-map", SegmentMap)).splitlines()
+    assert keys(seen) == truth, "every item once, throttled or not"
+    assert sum(f.throttles for f in figures) == proxy.injected >= 3
+    assert sum(f.backoffs for f in figures) >= 1, "past two attempts, the segment waited"
+    for cell, row in zip(figures, rows[1:], strict=False):
+        warned = cell.throttles + cell.backoffs
+        assert (f"⚠{warned}" in row) == bool(warned)
+    assert "throttled" in rows[-1]
 
 
 async def test_the_map_and_the_query_line_name_the_segment(ddb, client, small_table) -> None:

@@ -107,3 +107,14 @@ def open_pg_app(
     app = PagerApp(adapter, history=history)
     app.run()
     return app.return_code or 0
+
+
+def open_export_app(opened: Any, schema: Any, form: QueryForm) -> int:
+    """The app on a table export (``dynotui --from-export``): no connection, no history."""
+    set_frame_rate()
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.dynamodb.export import ExportAdapter
+
+    app = PagerApp(ExportAdapter(opened, schema, form))
+    app.run()
+    return app.return_code or 0

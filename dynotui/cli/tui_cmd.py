@@ -6,10 +6,17 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from dynotui.cli.app_launch import history_store, open_app, open_pg_app, preload_ui
+from dynotui.cli.app_launch import (
+    history_store,
+    open_app,
+    open_export_app,
+    open_pg_app,
+    preload_ui,
+)
 from dynotui.cli.options import connection_options
 from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options, prices_from_args
+from dynotui.cli.table_export_options import add_export_options, refuse_export_flags
 from dynotui.core.errors import InputError, ServiceError
 from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm, segment_count
@@ -41,12 +48,14 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--scan", action="store_true", help="a Scan instead of a Query")
     group.add_argument(
         "--segments",
+        type=int,
         metavar="N",
-        default="1",
+        default=1,  # an int, as the commands' own --segments (report reads it when absent)
         help="a Scan in N parallel segments (1 to 64), each its own cursor stack: [ and ] "
         "move between them, the sidebar maps them",
     )
     add_price_options(parser)
+    add_export_options(parser)
     kept = parser.add_argument_group("history")
     kept.add_argument(
         "--resume",
@@ -134,16 +143,9 @@ def run_resume(args: argparse.Namespace) -> int:
     return open_app(client, options, None, QueryForm(), history=store, resume=entry, prices=prices)
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.resume:
-        return run_resume(args)
-    if getattr(args, "postgres", None) is not None:
-        return run_postgres(args)
-    if args.mode in ("keyset", "offset"):
-        raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
-    options = connection_options(args)
-    prices = prices_from_args(args)  # bad prices are said before anything starts
-    form = QueryForm(
+def form_from_args(args: argparse.Namespace) -> QueryForm:
+    """The query the command line asks for, as the query form holds it."""
+    return QueryForm(
         order=args.index_name or "table",
         partition_value=args.partition_value or "",
         filter=args.filter_expression or "",
@@ -153,6 +155,21 @@ def run(args: argparse.Namespace) -> int:
         scan=args.scan,
         segments=str(args.segments),
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.resume:
+        return run_resume(args)
+    if args.from_export is not None:
+        return run_export(args)
+    refuse_export_flags(args)
+    if getattr(args, "postgres", None) is not None:
+        return run_postgres(args)
+    if args.mode in ("keyset", "offset"):
+        raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
+    options = connection_options(args)
+    prices = prices_from_args(args)  # bad prices are said before anything starts
+    form = form_from_args(args)
     segment_count(form)  # bad segments are said before anything starts
     # The table and its page 1 are asked for while Textual loads (about as long), by a
     # child process where fork is available: before preload_ui, so it forks a small parent.
@@ -168,3 +185,32 @@ def run(args: argparse.Namespace) -> int:
         history=history_store(args),
         prices=prices,
     )
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """``dynotui --from-export PATH``: the pager on a table export, read with DuckDB (no
+    read units), the key schema from ``--key-schema`` or the live table's DescribeTable."""
+    from dynotui.cli.table_export_options import export_schema, open_export
+
+    given = [
+        flag
+        for flag, value in (
+            ("--segments", args.segments != 1),
+            ("--mode", args.mode),
+            ("--resume", args.resume),
+            ("--postgres", getattr(args, "postgres", None) is not None),
+        )
+        if value
+    ]
+    if given:
+        raise InputError(
+            f"an export is paged whole, in key order, with no connection: drop {', '.join(given)}"
+        )
+    with open_export(args) as opened:
+        schema = export_schema(args, opened, required=True)
+        assert schema is not None
+        form = form_from_args(args).with_(scan=args.scan or not args.partition_value)
+        if form.order not in {order.name for order in schema.orders}:
+            raise InputError(f"--index-name {form.order!r} is not an index of the key schema")
+        preload_ui()
+        return open_export_app(opened, schema, form)
