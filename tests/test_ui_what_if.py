@@ -28,8 +28,10 @@ from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.what_if.imagined import EstimatedSource
 from dynotui.local import demo
 from dynotui.ui.app import PagerApp
+from dynotui.ui.dynamodb.query_screen import QueryScreen
 from dynotui.ui.dynamodb.what_if_form import WhatIfForm
 from dynotui.ui.dynamodb.what_if_screen import WhatIfScreen
+from dynotui.ui.screens.picker import PickerScreen
 from dynotui.ui.testing import settle
 
 SMALL = "c184"  # 35 orders, 4 of them RETURNED (see demo_items)
@@ -154,6 +156,46 @@ async def test_w_estimates_the_index_the_filter_points_at(client, demo_table) ->
         assert "right: estimated, nothing read" in line
         # Paging the imagined side read nothing and billed nothing.
         assert app.session.ledger.figures().unit("RCU").total == spent_on_pages + units
+
+
+async def test_the_order_picker_opens_an_imagined_index(client, demo_table) -> None:
+    truth, _ = boto3_drain(client, SMALL, 2)
+    app = make_app(client, FORM.with_(page_size="10"))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await estimate(pilot, app)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, PickerScreen)
+        app.screen.query_one(Input).value = "imagined"
+        await pilot.press("enter")
+        await settle(pilot)
+        view = app.main_view
+        assert isinstance(view.pager.source, EstimatedSource)
+        page = view.pager.current
+        assert page.cost.estimated and page.count == len(truth)
+        assert sorted(i["order_no"]["S"] for i in page.items) == sorted(
+            i["order_no"]["S"] for i in truth
+        )
+        assert "ESTIMATED, nothing read" in text_of(view.query_one("#query-line", Static))
+        pages_read = app.session.ledger.figures().pages_read
+        # e and o start from the query the index was imagined for: never a dead end.
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, QueryScreen)
+        assert app.screen.query_one("#partition_value", Input).value == SMALL
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, PickerScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("number_sign")
+        await settle(pilot)
+        assert any("nothing to count" in m for m in messages(app))
+        assert app.session.ledger.figures().pages_read == pages_read, "nothing was read"
 
 
 async def test_the_report_carries_the_what_if(client, demo_table, tmp_path: Path) -> None:

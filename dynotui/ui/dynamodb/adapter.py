@@ -9,7 +9,7 @@ changes nothing. The adapter asks the app only through its ``Host``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -532,15 +532,13 @@ class DynamoDBAdapter:
     def _schema_for(self, shown: DynamoShown) -> TableSchema | None:
         """The table of the view's query, else of the main view's (a compare side with no
         query yet starts from the table the main view reads)."""
-        for query in shown.queries:
-            if isinstance(query, DynamoQuery | PartiQLQuery):
-                return query.schema
+        for query in _readable(shown.queries):
+            return query.schema
         return None
 
     def _form_of(self, shown: DynamoShown) -> QueryForm:
-        for query in shown.queries:
-            if isinstance(query, DynamoQuery | PartiQLQuery):
-                return query.form
+        for query in _readable(shown.queries):
+            return query.form
         return QueryForm()
 
     def _answering(self, answer: DynamoAnswer) -> Callable[[DynamoDBQuery | None], None]:
@@ -657,3 +655,13 @@ def reopened(query: DynamoQueryShown, reopening: history_entry.DynamoReopening) 
         first_number=page,
         key_json=reopening.start_json,
     )
+
+
+def _readable(queries: Iterable[object]) -> Iterator[DynamoDBQuery]:
+    """The queries that read the table, in order: an imagined index's stands for the query
+    it was imagined for (e and o start from what was estimated)."""
+    for query in queries:
+        if isinstance(query, ImaginedQuery):
+            query = query.base
+        if isinstance(query, DynamoQuery | PartiQLQuery):
+            yield query
