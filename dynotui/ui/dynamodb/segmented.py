@@ -110,7 +110,10 @@ def split(
         clock = host.read_clock()
         # From the start: a start key opens one segment, never the whole read.
         new = replace(new, start_key=None, key_json=None, first_page=None, first_number=1)
-        host.call(
+        # As a table is opened: the status line says so, Esc abandons it, and the view is
+        # busy until the segments' first page is read.
+        host.open_table(
+            f"{query.table} in {count} segments",
             lambda: segments_of(query, clients.take(count), measurements, clock),
             lambda segments: answer(replace(new, segments=segments)),
             lambda error: host.fail(error, "Segments"),
