@@ -72,7 +72,7 @@ class PgAdvisor:
             found.append(
                 Finding(
                     "not-flat",
-                    f"Order {order.name}: {order.cost_note}, as EXPLAIN planned page 2, so "
+                    f"Order {order.name}: {order.cost_note}, as EXPLAIN planned it, so "
                     "a page reads more than its rows. An index that holds every term of "
                     f"({', '.join(c.words() for c in order.columns)}) would seek straight to "
                     "each page.",

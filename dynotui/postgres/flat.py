@@ -9,6 +9,10 @@ matching row before the first is returned), an index walked from its start, a so
 many rows (an index that lacks a tie-breaker, with large groups of equal values). The
 boundary the plan is made for is a real row's, the one after the first page in the
 index's order (read by that index: a few entries).
+
+Page 1 is planned too: where the order's index lacks the tie-breaker, page 1 sorts the rows
+that tie on the index's first value, which may be the whole table (an expression on which
+every row ties); the order says that as well.
 """
 
 from __future__ import annotations
@@ -72,6 +76,36 @@ def unbounded(plan: dict[str, Any], seek_words: list[str], limit: int) -> str:
     return ""
 
 
+def first_page_unbounded(plan: dict[str, Any], limit: int) -> str:
+    """What in the plan of page 1 reads more than the page ("" if nothing does): a scan of
+    the table, or a sort of many more rows than a page (page 1 starts at an end of the
+    index, so an index walked from its start is what it should do). An Incremental Sort's
+    groups are not in the plan: the advisor names such a sort from the page as read."""
+    most = 10 * limit + 100
+    for node, share in _shared(plan["Plan"], 1.0):
+        kind = node.get("Node Type", "")
+        if kind == "Sort":
+            rows = float((node.get("Plans") or [{}])[0].get("Plan Rows", 0)) * share
+            if rows > most:
+                return f"sorts about {rows:,.0f} rows"
+        elif kind in FULL_SCANS and float(node.get("Plan Rows", 0)) * share > most:
+            return FULL_SCANS[kind]
+    return ""
+
+
+def _shared(node: dict[str, Any], share: float) -> list[tuple[dict[str, Any], float]]:
+    """Each node with what to multiply its row estimate by: below a Gather, the planner
+    gives rows per process, a share of the whole (the leader takes part less the more
+    workers there are, as PostgreSQL's get_parallel_divisor counts it)."""
+    found = [(node, share)]
+    if node.get("Node Type") in ("Gather", "Gather Merge"):
+        workers = int(node.get("Workers Planned", 0))
+        share = workers + max(1.0 - 0.3 * workers, 0.0)
+    for child in node.get("Plans") or []:
+        found.extend(_shared(child, share))
+    return found
+
+
 def _cost(plan: dict[str, Any]) -> float:
     return float(plan["Plan"].get("Total Cost", 0.0))
 
@@ -99,6 +133,23 @@ def _note(second: dict[str, Any], words: list[str]) -> str:
     return f"pages past the first are not bounded seeks: {why}" if why else ""
 
 
+def _first_note(first: dict[str, Any], order: PgOrder) -> str:
+    """The note for an order whose page 1 reads more than a page (the rows that tie on the
+    first value of an index that lacks the tie-breaker, sorted)."""
+    if _cost(first) <= FLOOR:
+        return ""
+    why = first_page_unbounded(first, CHECK_PAGE + 1)
+    if not why:
+        return ""
+    lacks = ""
+    if order.tie_breaker and order.index is not None:
+        lacks = (
+            f" (index {order.index} lacks the tie-breaker {', '.join(order.tie_breaker)}, "
+            "so the rows that tie on its first value are all read and sorted)"
+        )
+    return f"page 1 {why}{lacks}"
+
+
 def with_cost_notes(session: Any, table: PgTable) -> PgTable:
     """``table`` with each index order's note, both ways: two round trips, one for the
     boundaries, one for the plans (no note where either fails: the order is read all
@@ -113,20 +164,28 @@ def with_cost_notes(session: Any, table: PgTable) -> PgTable:
         return table
     try:
         boundaries = session.queries([(_first_boundary(q), None) for _, q in queries])
-        explained: list[tuple[int, PgQuery, list[str]]] = []
+        explained: list[tuple[int, PgQuery, list[str] | None]] = []
         statements = []
         for (i, query), rows in zip(queries, boundaries, strict=True):
+            sql, params, _ = page_statement(query, None, CHECK_PAGE + 1)
+            statements.append(("EXPLAIN (FORMAT JSON) " + sql, params))
+            explained.append((i, query, None))  # page 1
             if rows:
                 sql, params, keyset = page_statement(query, list(rows[0]), CHECK_PAGE + 1)
                 statements.append(("EXPLAIN (FORMAT JSON) " + sql, params))
                 explained.append((i, query, [s.words for s in keyset.seeks] if keyset else []))
-        plans = [_document(rows) for rows in session.queries(statements)] if statements else []
+        plans = [_document(rows) for rows in session.queries(statements)]
     except DynotuiError:
         return table
-    notes: dict[tuple[int, bool], str] = {}
+    first: dict[tuple[int, bool], str] = {}
+    later: dict[tuple[int, bool], str] = {}
     for n, (i, query, words) in enumerate(explained):
-        forward = query.order.columns == table.orders[i].columns
-        notes[(i, forward)] = _note(plans[n], words)
+        key = (i, query.order.columns == table.orders[i].columns)
+        if words is None:
+            first[key] = _first_note(plans[n], query.order)
+        else:
+            later[key] = _note(plans[n], words)
+    notes = {key: "; ".join(n for n in (later.get(key), first[key]) if n) for key in first}
     orders: list[PgOrder] = [
         replace(
             order,

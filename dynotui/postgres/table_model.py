@@ -174,8 +174,8 @@ class PgOrder:
     tie_breaker: tuple[str, ...] = ()  # row-key columns appended to make it unique
     expression_index: bool = False
     why_not_unique: str = ""  # when an index is UNIQUE yet does not name one row
-    # Why page 2's plan is not bounded index seeks, in this direction and the other, as
-    # EXPLAIN found when the table was described ("": it is, or it was not checked).
+    # Why page 2's plan (and page 1's) is not bounded index seeks, in this direction and
+    # the other, as EXPLAIN found when the table was described ("": it is, or unchecked).
     cost_note: str = ""
     reverse_cost_note: str = ""
 
