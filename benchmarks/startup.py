@@ -1,0 +1,184 @@
+"""Benchmark: start-up against a bare Textual app, in a real terminal (tmux).
+
+    python benchmarks/startup.py [--starts 7] [--baseline CHECKOUT] [--importtime]
+
+The floor is a one-label Textual app started the same way (the least any Textual program
+pays). Against it: `dynotui --table-name T --partition-value P` until its first rows are
+on screen, and `dynotui` alone until the table list is. All run on DynamoDB Local (the
+seeded demo database), in tmux, interleaved start by start, so a busy moment slows each
+alike; each figure is the median of --starts starts. With --baseline, the app of another
+checkout (e.g. a worktree of an older main) takes its turn too. Every app runs with its
+own empty config, data and state folders (the first start writes a cursor secret, the
+later ones read it, as a user's do). With --importtime, the top 10 of
+`python -X importtime -c 'import dynotui.cli.main'` (cumulative, median of 3 runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from tmux_screen import TmuxApp
+
+from dynotui.local import demo_cache
+from dynotui.local.demo import BIG_CUSTOMER, TABLE
+from dynotui.local.locate import ensure_home
+
+HERE = str(Path(__file__).resolve().parent.parent)
+BARE_LABEL = "bare textual app ready"
+BARE_APP = f"""
+from textual.app import App
+from textual.widgets import Label
+
+
+class Bare(App):
+    def compose(self):
+        yield Label({BARE_LABEL!r})
+
+
+Bare().run()
+"""
+
+
+def in_checkout(source: str, command: str) -> str:
+    # `python -m` puts the working directory first on sys.path: run from the checkout.
+    return "sh -c " + shlex.quote(f"cd {shlex.quote(source)} && exec {command}")
+
+
+def first_rows(text: str) -> bool:
+    return re.search(rf"^\s*{BIG_CUSTOMER}\s+\d+\s", text, re.M) is not None and (
+        "Page 1 ·" in text
+    )
+
+
+def table_list(text: str) -> bool:
+    return TABLE in text and "Tables (" in text
+
+
+def bare_ready(text: str) -> bool:
+    return BARE_LABEL in text
+
+
+def time_start(command: str, ready: Callable[[str], bool], env: dict[str, str]) -> float:
+    with TmuxApp(command, width=120, height=35, env=env) as app:
+        seconds, _ = app.wait_for(ready, timeout=60)
+    return seconds  # closing the session ends the app
+
+
+def import_top(source: str, runs: int = 3, top: int = 10) -> list[tuple[str, float]]:
+    """The modules with the largest cumulative import time under dynotui.cli.main."""
+    totals: dict[str, list[float]] = {}
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import dynotui.cli.main"],
+            cwd=source,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        for line in done.stderr.splitlines():
+            parts = line.split("|")
+            if len(parts) != 3 or not parts[1].strip().isdigit():
+                continue
+            totals.setdefault(parts[2].strip(), []).append(int(parts[1]) / 1000)
+    medians = {name: statistics.median(ms) for name, ms in totals.items()}
+    return sorted(medians.items(), key=lambda item: -item[1])[:top]
+
+
+def load() -> str:
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--starts", type=int, default=7, help="starts of each, interleaved")
+    parser.add_argument(
+        "--baseline",
+        metavar="CHECKOUT",
+        help="also start the app of another checkout, in the same run",
+    )
+    parser.add_argument("--importtime", action="store_true", help="print the import top 10")
+    args = parser.parse_args()
+    home = ensure_home()
+    db, _ = demo_cache.ensure(home)
+    sources = {"dynotui": HERE}
+    if args.baseline:
+        sources["baseline"] = str(Path(args.baseline).resolve())
+    from dynotui.local.runner import DynamoDBLocal
+
+    with tempfile.TemporaryDirectory(prefix="dynotui-startup-") as scratch:
+        bare = Path(scratch, "bare.py")
+        bare.write_text(BARE_APP)
+        env_of: dict[str, dict[str, str]] = {}
+        for name in ["bare", *sources]:
+            folders = {}
+            for kind in ("CONFIG", "DATA", "STATE", "CACHE"):
+                path = Path(scratch, name, kind.lower())
+                path.mkdir(parents=True)
+                folders[f"XDG_{kind}_HOME"] = str(path)
+            # Textual's frame rate as dynotui sets it, so the floor paints on the same beat.
+            env_of[name] = {**folders, "TEXTUAL_FPS": "120"}
+        with DynamoDBLocal(home=home, db_file=db) as server:
+            endpoint = server.endpoint_url
+            client = server.client()
+            for _ in range(3):  # the server's first answers are slow (JIT): warm it
+                client.describe_table(TableName=TABLE)
+                client.query(
+                    TableName=TABLE,
+                    KeyConditionExpression="customer = :c",
+                    ExpressionAttributeValues={":c": {"S": BIG_CUSTOMER}},
+                    Limit=25,
+                )
+            python = shlex.quote(sys.executable)
+            runs: list[tuple[str, str, Callable[[str], bool], dict[str, str]]] = [
+                ("bare Textual app", in_checkout(HERE, f"{python} {bare}"), bare_ready, {})
+            ]
+            for name, source in sources.items():
+                base = f"{python} -m dynotui --endpoint-url {endpoint}"
+                query = f"{base} --table-name {TABLE} --partition-value {BIG_CUSTOMER}"
+                runs.append((f"{name}: first rows", in_checkout(source, query), first_rows, {}))
+                runs.append((f"{name}: table list", in_checkout(source, base), table_list, {}))
+            envs = ["bare"] + [name for name in sources for _ in (0, 1)]
+            times: dict[str, list[float]] = {label: [] for label, *_ in runs}
+            loads = [load()]
+            for turn in range(args.starts + 1):
+                order = list(zip(runs, envs, strict=True))
+                if turn % 2:
+                    order.reverse()
+                for (label, command, ready, _), env_name in order:
+                    seconds = time_start(command, ready, env_of[env_name])
+                    if turn:  # the first turn warms the page cache and the server
+                        times[label].append(seconds)
+                loads.append(load())
+
+    floor = statistics.median(times["bare Textual app"])
+    print(f"start-up, median of {args.starts} interleaved starts each (120x35 tmux)")
+    print(f"{'start':<28} {'median':>9} {'min':>9} {'ratio':>7}")
+    for label, values in times.items():
+        median = statistics.median(values)
+        print(
+            f"{label:<28} {median * 1000:6.0f} ms {min(values) * 1000:6.0f} ms "
+            f"{median / floor:6.2f}x"
+        )
+    print(f"load average (1, 5, 15 min) at start: {loads[0]}; at end: {loads[-1]}")
+    print(f"cores: {os.cpu_count()}")
+    if args.importtime:
+        for name, source in sources.items():
+            print(f"\n{name}: python -X importtime -c 'import dynotui.cli.main', top 10")
+            for module, ms in import_top(source):
+                print(f"  {ms:7.1f} ms  {module}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
