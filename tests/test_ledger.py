@@ -16,6 +16,7 @@ from test_postgres_cli import pages as pg_pages
 from dynotui.core import figures_text
 from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError
+from dynotui.core.figure_rows import prices_note, query_rows
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import usd
 from dynotui.core.refusals import verify_cursor
@@ -112,25 +113,29 @@ def test_refusals_reach_the_session_lines(client, demo_table) -> None:
     assert sum(reasons.values()) == 2 and reasons.get("expired") == 1
 
 
-def test_query_lines_say_what_they_cover_and_price_the_page(client, demo_table) -> None:
+def test_query_rows_price_a_million_views_and_warn_in_words(client, demo_table) -> None:
     schema = describe_table(client, demo.TABLE)
     pager = query_pager(client, rare(schema, page_size=10, mode="fill"), schema)
-    for _ in range(4):
-        page = pager.next()
+    pages = [pager.next() for _ in range(4)]
     prices = read_prices(settings={})
-    lines = {
-        line.label: line
-        for line in figures_text.query_lines(pager.measures.snapshot(), page=page, prices=prices)
-    }
-    assert lines["This query"].value == "4 pages read (re-reads included)"
-    assert lines["Count/Scan"].warning  # far below half
-    units = page.cost.capacity.total  # type: ignore[union-attr]
-    on_demand = Decimal(repr(units)) * Decimal("0.125") / 1_000_000
-    assert lines["Est. this page"].value.startswith(f"{usd(on_demand)} on-demand")
-    assert "2024-11-01" in lines[""].value and "estimate" in lines[""].value
-    strip = figures_text.compact(pager.measures.snapshot())
+    measures = pager.measures.snapshot()
+    rows = query_rows(pager.totals, measures, pager.per_item.value, prices)
+    by_label = {row.label: row for row in rows if row.label}
+    kept = by_label["Kept"]
+    assert kept.warning and "below half" in kept.note, "far below half, and said in words"
+    mean = sum(p.cost.capacity.total for p in pages) / len(pages)  # type: ignore[union-attr]
+    views = by_label["1M views"]
+    assert views.note == "on-demand"
+    # A million views of pages like these at 0.125 USD per million read units.
+    assert float(views.value.lstrip("$")) == pytest.approx(mean * 0.125, rel=5e-3)
+    assert not any("this page" in row.label for row in rows), "no fraction of a cent a page"
+    assert "2024-11-01" in prices_note(prices, "RCU")
+    shown = sum(p.shown for p in pages)
+    units = sum(p.cost.capacity.total for p in pages)  # type: ignore[union-attr]
+    assert by_label["Per item"].value == f"{units / shown:.4g}"
+    strip = figures_text.compact(measures)
     assert strip.startswith("p50 ") and "kept " in strip and "rounds " in strip
-    footer = figures_text.stack_footer(pager.measures.snapshot())
+    footer = figures_text.stack_footer(measures)
     assert footer.startswith("4 reads · RCU/page p50")
 
 

@@ -6,11 +6,12 @@ from typing import Any
 
 import pytest
 from helpers import responses
-from textual.widgets import DataTable, Input, Label, Static, Switch
+from textual.widgets import Checkbox, DataTable, Input, Label, Static
 from uihelpers import (
     RARE_FORM,
     column_names,
     expected_rows,
+    figure,
     first_seen,
     folded_labels,
     grid_labels,
@@ -59,15 +60,15 @@ async def test_next_three_back_two_matches_the_engine(client, demo_table) -> Non
         assert grid_rows(view) == expected_rows(view, page)
         assert [row[1] for row in grid_rows(view)] == [i["order_no"]["S"] for i in page.items]
         text = sidebar_text(view)
-        assert f"Scanned    {page.scanned_count:,}" in text
-        assert f"Count      {page.count:,}" in text
-        assert f"Capacity   {page.cost.capacity.total:g} RCU" in text
+        assert figure(text, "Scanned") == (f"{page.scanned_count:,}", "items")
+        assert figure(text, "Count")[0] == f"{page.count:,}"
+        assert figure(text, "Capacity") == (f"{page.cost.capacity.total:g}", "RCU")
         assert "cached" in text
         status = text_of(view.query_one("#status-line", Static))
         assert f"Page 2 · {page.shown} item" in status
         totals = text_of(view.query_one("#query-cost", Static))
-        assert "Pages read 4  calls 4" in totals
-        assert f"Cost       {sum(p.cost.capacity.total for p in truth):g} RCU" in totals
+        assert "4 pages read, re-reads included" in totals and figure(totals, "Calls")[0] == "4"
+        assert figure(totals, "Cost") == (f"{sum(p.cost.capacity.total for p in truth):g}", "RCU")
 
 
 async def test_empty_page_with_a_key_says_so(client, demo_table) -> None:
@@ -246,7 +247,7 @@ async def test_gsi_form_disables_consistent_read_and_mode_toggle(client, demo_ta
         assert "eventually consistent" in text_of(view.query_one("#query-line", Static))
         await pilot.press("e")
         await settle(pilot)
-        switch = app.screen.query_one("#consistent_read", Switch)
+        switch = app.screen.query_one("#consistent_read", Checkbox)
         assert switch.disabled and not switch.value
         assert "GSI" in str(app.screen.query_one("#consistent_read-error", Label).render())
         await pilot.press("escape")

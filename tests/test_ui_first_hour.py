@@ -15,6 +15,7 @@ from textual.widgets import Input, Label, Static
 from uihelpers import (
     column_names,
     dynamodb_app,
+    figure,
     grid_labels,
     grid_rows,
     make_app,
@@ -265,7 +266,8 @@ async def test_refused_cursors_are_counted_by_reason(client, demo_table) -> None
         refusals = app.session.ledger.figures().refusals
         assert refusals.refused == 2 and dict(refusals.by_reason) == {"signature": 1, "expired": 1}
         side = text_of(app.main_view.query_one("#session-cost", Static))
-        assert "2 refused" in side and "signature 1" in side and "expired 1" in side
+        assert figure(side, "Cursors") == ("2", "refused of 2")
+        assert figure(side, "  signature")[0] == figure(side, "  expired")[0] == "1"
         await pilot.press("s")
         await settle(pilot)
         assert isinstance(app.screen, StackScreen)

@@ -180,6 +180,17 @@ def sidebar_text(view: PagerView) -> str:
     return text_of(view.query_one("#page-cost", TextStatic))
 
 
+def figure(text: str, label: str) -> tuple[str, str]:
+    """The figure a sidebar block gives for ``label``: (number, what follows it), read off
+    its aligned line ("Scanned      500 items" gives ("500", "items"))."""
+    for line in text.splitlines():
+        if line.startswith(label + " "):
+            after = line[len(label) :].strip()
+            number, _, words = after.partition(" ")
+            return number, words.strip()
+    raise AssertionError(f"no {label!r} line in:\n{text}")
+
+
 def messages(app: PagerApp) -> list[str]:
     return [note.message for note in said(app)]
 

@@ -14,6 +14,7 @@ from dynotui.cli.pages_cmd import add_query_options
 from dynotui.cli.table_export_options import add_export_options, refuse_export_flags, run_count
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError
+from dynotui.core.figures_text import plural
 from dynotui.dynamodb.count import MAX_SEGMENTS, CountProgress, count, forecast
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.segments import check_segments, segment_clients
@@ -63,7 +64,8 @@ def progress_line(step: CountProgress, total: int | None) -> str:
     """What the live line says after each call: no percentage, since ItemCount is stale."""
     of = f" of ~{total:,} (ItemCount)" if total else ""
     return (
-        f"{step.count:,} matches, {step.scanned:,} items read{of}, {step.calls:,} calls, "
+        f"{plural(step.count, 'match', 'matches')}, {plural(step.scanned, 'item')} read{of}, "
+        f"{plural(step.calls, 'call')}, "
         f"{step.capacity:g} RCU"
     )
 

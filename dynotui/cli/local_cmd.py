@@ -77,7 +77,4 @@ def watch(server: DynamoDBLocal, interval: float = 0.5) -> None:
     stop = threading.Event()  # Event.wait wakes for Ctrl-C, unlike a bare join
     while not stop.wait(interval):
         if not server.alive:
-            code = server.exit_code
-            raise ServiceError(
-                f"DynamoDB Local stopped unexpectedly (exit code {code}): {server.log_tail()}"
-            )
+            raise ServiceError(f"DynamoDB Local stopped unexpectedly: {server.exit_words()}")

@@ -1,26 +1,23 @@
 """The measures, the ledger and the price as plain text, for any front end.
 
-The sidebar's "This query" and "This session" blocks are lists of ``Line`` (a label, a
-value, and whether it is a warning to draw in colour); the narrow strip and the stack
-view's footer are one string each. Nothing here is markup, and every figure says what
-it covers.
+The report's session block is a list of ``Line`` (a label, a value, and whether it is a
+warning to draw in colour); the narrow strip and the stack view's footer are one string
+each; the sidebar's rows of label, number and unit are ``core.figure_rows``, built from
+the words here. Nothing here is markup, and every figure says what it covers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from dynotui.core.ledger import SessionFigures, UnitFigures
 from dynotui.core.measures import SWING_RATIO, CapacityFigures, Measures
 from dynotui.core.money import (
-    WHAT_PAGE,
     WHAT_SESSION,
     WHAT_SHAPE,
     PriceList,
     estimates,
-    per_page_views,
 )
 from dynotui.core.refusals import RefusalFigures
 
@@ -39,6 +36,11 @@ def number(value: float) -> str:
 
 def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def per_item_text(value: float) -> str:
+    """A cost per item shown, as every screen and the report write it: 0.07324, 3.417."""
+    return f"{value:.4g}"
 
 
 def percent(ratio: float) -> str:
@@ -128,40 +130,6 @@ def price_lines(
     ]
     if lines and prices is not None:
         lines.append(Line("", f"an estimate: {prices.source}"))
-    return lines
-
-
-def query_lines(
-    measures: Measures,
-    *,
-    page: Any = None,
-    prices: PriceList | None = None,
-) -> list[Line]:
-    """The sidebar's "This query" block: the five measures of the current stack (the
-    session's cursor refusals are in ``session_lines``) and what this query costs."""
-    if not measures.reads:
-        return [Line("This query", "no page read yet")]
-    capacity = measures.capacity
-    lines = [
-        Line("This query", f"{plural(measures.reads, 'page')} read (re-reads included)"),
-        Line("Cost/page", capacity_text(capacity, measures.unit)),
-    ]
-    if capacity is not None:
-        lines.append(Line("  p99/p50", swing_text(capacity), capacity.swings))
-    lines += [
-        Line("Count/Scan", selectivity_text(measures), measures.wasteful),
-        Line("Rounds", rounds_text(measures), measures.rounds_high),
-        Line("Empty", empty_text(measures), bool(measures.empty_with_key)),
-    ]
-    mean = measures.capacity_mean
-    page_units = page.cost.headline if page is not None else None
-    lines += price_lines(
-        prices,
-        measures.unit,
-        [(WHAT_PAGE, page_units), (WHAT_SHAPE, per_page_views(mean))]
-        if page is not None
-        else [(WHAT_SHAPE, per_page_views(mean))],
-    )
     return lines
 
 

@@ -22,6 +22,7 @@ from dynotui.core.errors import InputError, ServiceError
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.measures import QueryMeasures
 from dynotui.core.page import C, HasNext, I, K, Page, PageSummary, Totals
+from dynotui.core.per_item import PerItem
 from dynotui.core.source import Source
 
 Target = Literal["next", "prev", "first", "refresh"] | int
@@ -78,6 +79,7 @@ class Pager(Generic[K, I, C]):
         self.totals: Totals[C] = Totals()
         self.advisor = source.advisor()
         self.measures = QueryMeasures()  # this query's five measures, page by page
+        self.per_item = PerItem()  # cost per item shown: the one figure everyone quotes
         self.ledger = ledger  # the app's: every stack's reads add up there too
         self._scope: str | None = None
 
@@ -253,6 +255,7 @@ class Pager(Generic[K, I, C]):
             self.totals = self.totals.add(page.cost)
             self.advisor.add(page)
             self.measures.add(page)
+            self.per_item.read(k, page.cost.headline, page.shown)
             if self.ledger is not None:
                 self.ledger.page_read(self, self.scope, page.cost)
         if k in self._cache:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from collections.abc import Hashable
+from dataclasses import dataclass, field
 from typing import Any
 
 from dynotui.core.advisor import Finding
+from dynotui.core.figures_text import per_item_text, plural
 from dynotui.core.page import EndedBy, Page
+from dynotui.core.per_item import PerItem
 from dynotui.dynamodb.condition import Tree, conjuncts, tested_names
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.schema import SortOrder, TableSchema
@@ -31,14 +34,12 @@ LABELS = {"table": "the base table", "lsi": "LSI", "gsi": "GSI"}
 
 @dataclass
 class Measured:
-    """What reading one order under one set of conditions cost so far."""
+    """What reading one order under one set of conditions cost so far: items read and
+    matched over every read, and the cost per item shown (``core.per_item``)."""
 
     read: int = 0
     matched: int = 0
-    capacity: float = 0.0
-
-    def per_match(self) -> float | None:
-        return self.capacity / self.matched if self.matched else None
+    per_item: PerItem = field(default_factory=PerItem)
 
 
 MeasureKey = tuple[str, str, frozenset[str], bool]
@@ -52,17 +53,18 @@ class Measurements:
         self._lock = threading.Lock()
         self._by_key: dict[MeasureKey, Measured] = {}
 
-    def record(self, key: MeasureKey, cost: DynamoCost) -> None:
+    def record(self, key: MeasureKey, page: Hashable, cost: DynamoCost, shown: int) -> None:
+        """A page read fresh; ``page`` names it across the app's stacks (a stack and its
+        page number), so a page read again replaces its own figures."""
         with self._lock:
             measured = self._by_key.setdefault(key, Measured())
             measured.read += cost.read or 0
             measured.matched += cost.matched
-            measured.capacity += cost.capacity.total if cost.capacity else 0.0
+        measured.per_item.read(page, cost.headline, shown)
 
     def get(self, key: MeasureKey) -> Measured | None:
         with self._lock:
-            found = self._by_key.get(key)
-            return Measured(found.read, found.matched, found.capacity) if found else None
+            return self._by_key.get(key)
 
 
 def measure_key(spec: QuerySpec) -> MeasureKey:
@@ -106,6 +108,8 @@ class DynamoAdvisor:
         self.read = 0
         self.matched = 0
         self.capacity = 0.0
+        self.per_item = PerItem()  # as the pager's: each page's latest read, items shown
+        self._stack = object()  # this stack, among every stack the measurements hear of
         self.capped = 0
         self.cut_pages = 0
         self.cut_read = 0
@@ -123,7 +127,8 @@ class DynamoAdvisor:
 
     def add(self, page: Page[DynamoCost]) -> None:
         cost = page.cost
-        self.measurements.record(self.key, cost)
+        self.measurements.record(self.key, (self._stack, page.number), cost, page.shown)
+        self.per_item.read(page.number, cost.headline, page.shown)
         self.pages += 1
         self.read += cost.read or 0
         self.matched += cost.matched
@@ -199,15 +204,16 @@ class DynamoAdvisor:
         return [
             Finding(
                 "filter-waste",
-                f"The filter discarded {discarded:.0%} of {self.read:,} items read "
+                f"The filter discarded {discarded:.0%} of {plural(self.read, 'item')} read "
                 f"({self.capacity:g} RCU; {kept}): capacity is charged for everything read.",
             )
         ]
 
     def _here_per_match(self) -> str:
-        if not self.matched:
-            return f"no match among the {self.read:,} items read here yet"
-        return f"{self.capacity / self.matched:.3g} RCU per match here"
+        here = self.per_item.value
+        if here is None or not self.matched:
+            return f"no match among the {plural(self.read, 'item')} read here yet"
+        return f"{per_item_text(here)} RCU per item shown here"
 
     def _better_orders(self) -> list[Finding]:
         if not self._wasteful():
@@ -275,13 +281,15 @@ class DynamoAdvisor:
         """What a Query on ``order`` cost per match on the same conditions, beside the cost
         here, when both were measured; else None."""
         there = self.measurements.get((self.spec.table, order.name, self.key[2], False))
-        if not (there and there.read >= MIN_READ and there.matched and self.matched):
+        here = self.per_item.value
+        if not (there and there.read >= MIN_READ and here):
             return None
-        here = self.capacity / self.matched
-        per_match = there.capacity / there.matched
+        elsewhere = there.per_item.value
+        if elsewhere is None:
+            return None
         return (
-            f"{per_match:.3g} RCU per match, measured on the same conditions, against "
-            f"{here:.3g} here: {per_match / here:.2g}x"
+            f"{per_item_text(elsewhere)} RCU per item shown, measured on the same conditions, "
+            f"against {per_item_text(here)} here: {elsewhere / here:.2g}x"
         )
 
     def _round_cap(self) -> list[Finding]:
@@ -298,7 +306,7 @@ class DynamoAdvisor:
             Finding(
                 "round-cap",
                 f"The filter used up the round cap ({self.spec.max_rounds}) on {self.capped} of "
-                f"{self.pages} pages: {instead}.",
+                f"{plural(self.pages, 'page')}: {instead}.",
             )
         ]
 
@@ -316,7 +324,7 @@ class DynamoAdvisor:
         findings = [
             Finding(
                 "scan",
-                f"A Scan reads the whole {whole}: {self.read:,} items read so far{of}, "
+                f"A Scan reads the whole {whole}: {plural(self.read, 'item')} read so far{of}, "
                 f"{self.capacity:g} RCU.",
             )
         ]
@@ -362,7 +370,8 @@ class DynamoAdvisor:
         return [
             Finding(
                 "size-cut",
-                f"{self.cut_pages} of {self.pages} pages were cut by the 1 MB limit before "
+                f"{self.cut_pages} of {plural(self.pages, 'page')} were cut by the 1 MB limit "
+                "before "
                 f"Limit: items here are large ({per_item:.1f} RCU per item read).",
             )
         ]

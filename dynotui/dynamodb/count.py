@@ -19,6 +19,7 @@ from typing import Any
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import ReadCancelled, ThrottledError
+from dynotui.core.figures_text import plural
 from dynotui.core.segments import Backoff, SegmentFigures, run_segments
 from dynotui.dynamodb.connection import cancellable, install_cancel_hook
 from dynotui.dynamodb.cost import Capacity, DynamoCost
@@ -112,9 +113,10 @@ class CountResult:
         """For the status line: "11,449 matches, counted 14:02, cost 412 RCU"."""
         cost = f"{self.capacity.total:,.10g} RCU" if self.capacity else "cost not reported"
         when = self.taken_at.astimezone().strftime("%H:%M")
+        matches = plural(self.count, "match", "matches")
         if not self.complete:
-            return f"≥{self.count:,} matches (partial count, stopped {when}, cost {cost})"
-        return f"{self.count:,} matches, counted {when}, cost {cost}"
+            return f"≥{matches} (partial count, stopped {when}, cost {cost})"
+        return f"{matches}, counted {when}, cost {cost}"
 
 
 def _units_per_item(schema: TableSchema, spec: QuerySpec) -> float | None:
@@ -136,7 +138,9 @@ def forecast(
     rate_words = ""
     if measured is not None and measured.read and measured.capacity is not None:
         rate = measured.capacity.total / measured.read
-        rate_words = f"{rate:.3g} RCU per item scanned, measured over {measured.read:,} items"
+        rate_words = (
+            f"{rate:.3g} RCU per item scanned, measured over {plural(measured.read, 'item')}"
+        )
     note = schema.item_count_note()
     if spec.scan:
         order = schema.order(spec.index)
@@ -164,14 +168,15 @@ def forecast(
         return Forecast(
             measured.read,
             units,
-            f"the pages read so far covered the whole key range: {measured.read:,} items",
+            f"the pages read so far covered the whole key range: {plural(measured.read, 'item')}",
             exact_items=True,
         )
     if rate is not None and measured is not None:
         return Forecast(
             None,
             None,
-            f"an estimate from the pages seen so far: at least {measured.read:,} items, "
+            "an estimate from the pages seen so far: at least "
+            f"{plural(measured.read or 0, 'item')}, "
             f"{rate_words}; the key range's size is unknown until counted",
         )
     units = _units_per_item(schema, spec)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dynotui.core.errors import DynotuiError, InputError, ServiceError, ThrottledError
+from dynotui.core.figures_text import plural
 
 THROTTLING = {
     "ProvisionedThroughputExceededException",
@@ -41,14 +42,16 @@ def translate(exc: BaseException, table: str | None = None) -> DynotuiError:
             return InputError(f"DynamoDB rejected the request: {message}")
         if code in THROTTLING:
             return ThrottledError(
-                f"DynamoDB throttled the request ({code}) and {attempts} retries did not get "
-                "through; wait and retry, or lower the page size"
+                f"DynamoDB throttled the request ({code}) and "
+                f"{plural(attempts, 'retry', 'retries')} did not get through; wait and retry, or "
+                "lower the page size"
             )
         if code in {"AccessDeniedException", "UnrecognizedClientException"} or "Auth" in code:
             return ServiceError(f"access denied ({code}): {message}")
         if code.startswith(("InternalServerError", "ServiceUnavailable")) or code.isdigit():
             return ServiceError(
-                f"DynamoDB failed to answer ({code or 'HTTP error'}) after {attempts} retries; "
+                f"DynamoDB failed to answer ({code or 'HTTP error'}) after "
+                f"{plural(attempts, 'retry', 'retries')}; "
                 "retry in a moment"
             )
         return ServiceError(f"DynamoDB error {code}: {message}")

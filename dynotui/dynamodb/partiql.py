@@ -19,6 +19,7 @@ from dynotui.core.advisor import Finding
 from dynotui.core.cancel import CancelToken
 from dynotui.core.cursor import CursorError
 from dynotui.core.errors import InputError
+from dynotui.core.figures_text import plural
 from dynotui.core.page import EndedBy, HasNext, Page
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.cost import DynamoCost
@@ -162,7 +163,7 @@ class PartiQLAdvisor:
                 Finding(
                     "partiql-cost",
                     f"{self.capacity / self.returned:.3g} RCU per returned item over "
-                    f"{self.returned:,} items (ExecuteStatement reports no ScannedCount).",
+                    f"{plural(self.returned, 'item')} (ExecuteStatement reports no ScannedCount).",
                 )
             )
         order = self._order()

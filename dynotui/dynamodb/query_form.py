@@ -7,6 +7,7 @@ a terminal, and the form widget only shows fields and errors.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -28,6 +29,7 @@ from dynotui.dynamodb.spec import (
 )
 
 CARRIED = ":was_partition"  # the placeholder of a partition key condition kept as a filter
+JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 DYNAMODB_TYPES = {"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
 
 
@@ -65,7 +67,7 @@ def parse_values(text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json_input.loads(text, "values", parse_float=str, parse_int=str)
+        data = json_input.loads(text, "values", parse_float=_Digits, parse_int=_Digits)
     except InputError as exc:
         raise FieldError("values", str(exc)) from None
     if not isinstance(data, dict):
@@ -84,13 +86,14 @@ def parse_values(text: str) -> dict[str, Any]:
     return values
 
 
+class _Digits(str):
+    """A JSON number's text as written: every digit kept, and told apart from a JSON
+    string ("123" is a string; 123 a number)."""
+
+
 def _numbers(value: Any) -> Any:
-    # JSON numbers arrive as strings (parse_int/parse_float=str) to keep every digit.
-    if isinstance(value, str) and value and (value[0].isdigit() or value[0] == "-"):
-        try:
-            return Decimal(value)
-        except ArithmeticError:
-            return value
+    if isinstance(value, _Digits):
+        return Decimal(value)
     if isinstance(value, list):
         return [_numbers(v) for v in value]
     if isinstance(value, dict):
@@ -168,7 +171,20 @@ def _carried(old: SortOrder, new: SortOrder, form: QueryForm) -> tuple[str, str]
         value = typed_value(old.partition_key, form.partition_value, "partition key")
     except InputError:
         return None
-    return f"{name} = {CARRIED}", json.dumps({CARRIED: to_wire({"v": value})["v"]})
+    return f"{name} = {CARRIED}", carried_json(value)
+
+
+def carried_json(value: dict[str, Any]) -> str:
+    """A key value for the form's filter values, in the form's own plain JSON (its hint's
+    format): a string as a JSON string, a number with its digits as typed; binary, which
+    plain JSON cannot tell from a string (and a number JSON cannot spell, such as +5), as
+    DynamoDB JSON."""
+    ((kind, inner),) = value.items()
+    if kind == "S":
+        return json.dumps({CARRIED: inner}, ensure_ascii=False)
+    if kind == "N" and JSON_NUMBER.fullmatch(inner):
+        return f"{{{json.dumps(CARRIED)}: {inner}}}"
+    return json.dumps({CARRIED: to_wire({"v": value})["v"]})
 
 
 def for_order(form: QueryForm, schema: TableSchema, order_name: str) -> tuple[QueryForm, str]:

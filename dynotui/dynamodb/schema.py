@@ -218,7 +218,8 @@ def list_tables(client: Any, page_size: int = 100) -> list[str]:
 def summary(schema: TableSchema) -> str:
     count = schema.item_count_text(schema.item_count)
     lines = [
-        f"{schema.name} [{schema.status}]: {count} items ({schema.item_count_note()})",
+        f"{schema.name} [{schema.status}]: {count} {'item' if count in ('1', '~1') else 'items'} "
+        f"({schema.item_count_note()})",
         *(f"  {order.describe()}" for order in schema.orders),
     ]
     return "\n".join(lines)

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from dynotui.local.jvm_exit import exit_reason
 from dynotui.local.locate import JAR, LIB, LocalSetupError, ensure_home, find_java
 
 # DynamoDB Local without -sharedDb keeps one database per access key and region;
@@ -197,8 +198,10 @@ class DynamoDBLocal:
     def exit_code(self) -> int | None:
         return self._process.poll() if self._process is not None else None
 
-    def log_tail(self) -> str:
-        return self._log_tail()
+    def exit_words(self) -> str:
+        """Why the JVM ended, in words (its exit code and the lines that say why), not
+        the start-up banner its output ends with."""
+        return exit_reason(self.exit_code, self._output(), self.port)
 
     def wait_ready(self, timeout: float) -> None:
         """Block until ListTables answers, the JVM dies, or ``timeout`` passes."""
@@ -209,10 +212,7 @@ class DynamoDBLocal:
         while True:
             assert self._process is not None
             if self._process.poll() is not None:
-                raise LocalSetupError(
-                    f"DynamoDB Local exited at start (code {self._process.returncode}): "
-                    f"{self._log_tail()}"
-                )
+                raise LocalSetupError(f"DynamoDB Local exited at start: {self.exit_words()}")
             try:
                 client.list_tables(Limit=1)
                 return
@@ -241,11 +241,14 @@ class DynamoDBLocal:
             self._db_dir = None
         _running.discard(self)
 
-    def _log_tail(self) -> str:
+    def _output(self) -> str:
         if self._log is None:
-            return "no output"
+            return ""
         self._log.seek(0)
-        lines = self._log.read().decode(errors="replace").strip().splitlines()
+        return self._log.read().decode(errors="replace")
+
+    def _log_tail(self) -> str:
+        lines = self._output().strip().splitlines()
         return " | ".join(lines[-3:]) or "no output"
 
     def __enter__(self) -> DynamoDBLocal:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from dynotui.core.advisor import Finding
+from dynotui.core.figures_text import plural
 from dynotui.core.page import Page
 from dynotui.postgres.cost import PgCost
 from dynotui.postgres.schema import changing
@@ -81,7 +82,7 @@ class PgAdvisor:
         if self.sorted_pages and self.last is not None:
             cost = self.last.cost
             terms = ", ".join(c.words() for c in order.columns)
-            read = f"{cost.read or 0:,} rows read for {self.last.shown:,} shown"
+            read = f"{plural(cost.read or 0, 'row')} read for {self.last.shown:,} shown"
             if order.index is None:
                 text = (
                     f"No index serves this order: each page sorts the whole "
@@ -120,8 +121,9 @@ class PgAdvisor:
             found.append(
                 Finding(
                     "filter-waste",
-                    f"The filter removed {self.removed / self.read:.0%} of {self.read:,} rows read "
-                    f"({self.buffers:,} buffers): {remedy}.",
+                    f"The filter removed {self.removed / self.read:.0%} of "
+                    f"{plural(self.read, 'row')} "
+                    f"read ({plural(self.buffers, 'buffer')}): {remedy}.",
                 )
             )
         last = self.last
@@ -133,7 +135,8 @@ class PgAdvisor:
                 Finding(
                     "keyset-form",
                     f"Page {last.number} was read by {form}: "
-                    f"{cost.shared_hit + cost.shared_read:,} buffers in all (per seek: {seeks}). "
+                    f"{plural(cost.shared_hit + cost.shared_read, 'buffer')} in all "
+                    f"(per seek: {seeks}). "
                     "Each seek starts at the boundary and stops after a page, and a seek "
                     "is read only when those before it end before the page does, so the "
                     "cost stays flat with depth.",
@@ -178,8 +181,10 @@ class PgAdvisor:
             found.append(
                 Finding(
                     "offset-depth",
-                    f"OFFSET walked past {skipped:,} rows to reach page {page.number}: "
-                    f"{cost.shared_hit + cost.shared_read:,} buffers{first}. The cost grows with "
+                    f"OFFSET walked past {plural(skipped, 'row')} to reach page {page.number}: "
+                    f"{plural(cost.shared_hit + cost.shared_read, 'buffer')}{first}. The cost "
+                    "grows "
+                    "with "
                     "depth, and rows written meanwhile shift later pages; keyset reads page "
                     f"{page.number} as it reads page 1.",
                 )

@@ -14,6 +14,7 @@ from typing import Any
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import ReadCancelled
+from dynotui.core.figures_text import plural
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.cost import PgCost, from_plan
 from dynotui.postgres.reach import verify
@@ -53,8 +54,8 @@ class PgCountResult:
         if not self.complete or self.count is None:
             return f"count stopped at {when} (count(*) gives nothing until it ends)"
         cost = self.cost
-        buffers = f"{cost.shared_hit + cost.shared_read:,} buffers" if cost else "?"
-        return f"{self.count:,} rows, counted {when}, cost {buffers}"
+        buffers = plural(cost.shared_hit + cost.shared_read, "buffer") if cost else "?"
+        return f"{plural(self.count, 'row')}, counted {when}, cost {buffers}"
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -74,6 +74,7 @@ def side_from_pager(
         findings=tuple(pager.advisor.findings()),
         code=tuple(code),
         prices=prices,
+        per_item=pager.per_item.value,
     )
 
 

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from dynotui.core.errors import InputError
+from dynotui.core.history import history_dir
 from dynotui.report.html import render_html
 from dynotui.report.markdown import render_markdown
 from dynotui.report.model import Report
@@ -39,8 +40,16 @@ def report_stem(report: Report, when: datetime) -> str:
     return f"dynotui-report-{name}-{when.strftime('%Y%m%d-%H%M%S')}"
 
 
+def reports_folder() -> Path:
+    """Where the app writes reports: the ``reports`` folder of dynotui's data folder (as
+    history's), never the current folder (a git checkout, when following the README)."""
+    return history_dir() / "reports"
+
+
 def write_report(report: Report, folder: Path, when: datetime) -> tuple[Path, Path]:
-    """The report as one self-contained HTML file and as Markdown, side by side."""
+    """The report as one self-contained HTML file and as Markdown, side by side; the
+    folder is made (for its owner only) if it is not there yet."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     stem = report_stem(report, when)
     html_path, markdown_path = folder / f"{stem}.html", folder / f"{stem}.md"
     write_atomically(html_path, render_html(report))

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from dynotui.core.advisor import Finding
+from dynotui.core.figures_text import per_item_text
 from dynotui.core.ledger import SessionFigures
 from dynotui.core.measures import Measures
 from dynotui.core.money import PriceList
@@ -62,6 +63,7 @@ class Side:
     findings: tuple[Finding, ...] = ()
     code: tuple[CodeBlock, ...] = ()
     prices: PriceList | None = None
+    per_item: float | None = None  # the pager's cost per item shown (``core.per_item``)
 
     @property
     def capacity(self) -> float | None:
@@ -91,10 +93,9 @@ class Side:
 
     @property
     def per_match(self) -> float | None:
-        """Capacity per item shown: the result set's items, each once (fill mode's
-        extra match is read again by the next page, so Count would count it twice)."""
-        capacity = self.capacity
-        return capacity / self.shown if capacity is not None and self.shown else None
+        """Cost per item shown over each page's latest fresh read, as the pager (and so
+        the app's compare line and the advisor) worked it out: one figure per side."""
+        return self.per_item
 
     @property
     def complete(self) -> bool:
@@ -169,8 +170,8 @@ def comparison(sides: Sequence[Side]) -> list[tuple[str, str, str]]:
         ("scanned", num(left.scanned), num(right.scanned)),
         (
             "per item shown",
-            num(None if left.per_match is None else round(left.per_match, 4)),
-            num(None if right.per_match is None else round(right.per_match, 4)),
+            "not reported" if left.per_match is None else per_item_text(left.per_match),
+            "not reported" if right.per_match is None else per_item_text(right.per_match),
         ),
     ]
     if left.per_match and right.per_match is not None and left.unit == right.unit:

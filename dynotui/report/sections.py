@@ -8,7 +8,7 @@ hold the same content.
 from __future__ import annotations
 
 from dynotui.core import figures_text as words
-from dynotui.core.figures_text import number
+from dynotui.core.figures_text import number, per_item_text
 from dynotui.core.ledger import SessionFigures
 from dynotui.core.money import WHAT_SESSION, WHAT_SHAPE, estimates, per_page_views
 from dynotui.report.model import PageRow, Side
@@ -47,7 +47,7 @@ def totals(side: Side) -> list[tuple[str, str, str]]:
         (
             "per-match",
             f"{side.unit} per item shown",
-            "not reported" if side.per_match is None else f"{side.per_match:.4g}",
+            "not reported" if side.per_match is None else per_item_text(side.per_match),
         ),
     ]
 

@@ -39,7 +39,13 @@ GENERIC: tuple[Action, ...] = (
         "A parallel Scan: the previous segment, on its own stack's page (else the previous page)",
     ),
     Action("g", "first", "First", "Go to page 1"),
-    Action("j", "jump", "Jump", "Go to page N: read every page up to it, drawing the last"),
+    Action(
+        "j",
+        "jump",
+        "Jump",
+        "Go to page N; past the stack, every page to it is read (forecast first: pages, "
+        "time, cost); Esc stops",
+    ),
     Action("r", "refresh", "Refresh", "Re-read the current page"),
     Action("R", "retry", "Retry", "Retry the move that failed"),
     Action("escape", "cancel", "Cancel", "Stop the read in flight and forget held n presses"),

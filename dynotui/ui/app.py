@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -35,7 +36,7 @@ from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Pager, Target
 from dynotui.core.text import visible
 from dynotui.process import heap
-from dynotui.report.files import write_report
+from dynotui.report.files import reports_folder, write_report
 from dynotui.ui import clipboard
 from dynotui.ui.adapter import Adapter, NewStack, Shown
 from dynotui.ui.background import CallReported, call_in_background
@@ -49,6 +50,9 @@ from dynotui.ui.widgets.pager_view import PagerView, ViewState
 from dynotui.ui.widgets.safe_text import notify, notify_error
 
 STRIP_BELOW = 120  # below this many columns the sidebar becomes a two-line cost strip
+# In the compare view, two sidebars would leave each grid about 26 columns at 120: each
+# side's costs are its two-line strip below this many columns.
+COMPARE_STRIP_BELOW = 190
 T = TypeVar("T")
 
 
@@ -78,8 +82,8 @@ class PagerApp(App[None]):
         notified: Callable[[Said], None] | None = None,
     ) -> None:
         """``history``: where queries opened are kept (None: nowhere, as ``--no-history``);
-        ``report_folder``: where ``S`` writes reports (default: the current folder);
-        ``notified``: told of every notification shown (a test's recorder)."""
+        ``report_folder``: where ``S`` writes reports (default: the data folder's
+        ``reports``); ``notified``: told of every notification shown (a test's recorder)."""
         super().__init__()
         self.adapter = adapter
         self.key_table = list(adapter.actions())
@@ -89,7 +93,7 @@ class PagerApp(App[None]):
         self.session = Session(clock=clock, prices=adapter.prices())
         self.share = Share(self, self.adapter, signer, system_copy)
         self.history = HistoryLog(history, self._history_warning)
-        self.report_folder = report_folder or Path.cwd()
+        self.report_folder = report_folder or reports_folder()
         self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
         self.notified = notified
         self._main_screen: MainScreen | None = None
@@ -328,11 +332,15 @@ class PagerApp(App[None]):
 
     def action_cancel(self) -> None:
         screen = self.main_screen
-        if not self.active_view.cancel() and screen.comparing and self.screen is screen:
+        # Every side shown: J walks both, and Esc stops the walk (each side's cancel runs).
+        stopped = [view.cancel() for view in (screen.views if screen.comparing else [])]
+        busy = self.active_view.cancel() or any(stopped)
+        if not busy and screen.comparing and self.screen is screen:
             screen.leave_compare()
+            self._apply_sidebar_mode()  # one grid again: the sidebar back by width
 
     def action_jump(self) -> None:
-        from dynotui.ui.screens.jump import JumpScreen
+        from dynotui.ui.screens.jump import JumpScreen, walk_words
 
         view = self.active_view
         pager = view.pager
@@ -343,7 +351,10 @@ class PagerApp(App[None]):
             if number is not None:
                 view.jump(number)
 
-        self.push_screen(JumpScreen(pager.last_known, pager.number, pager.first_number), chosen)
+        forecast = partial(walk_words, [("", pager)])
+        self.push_screen(
+            JumpScreen(pager.last_known, pager.number, pager.first_number, forecast), chosen
+        )
 
     def action_show_stack(self) -> None:
         from dynotui.ui.screens.stack import StackScreen
@@ -404,7 +415,7 @@ class PagerApp(App[None]):
 
     def action_report(self) -> None:
         """A report to share: this query (or both sides of the compare) and the session, as
-        one self-contained HTML file and as Markdown, in the current folder."""
+        one self-contained HTML file and as Markdown, in the data folder's reports folder."""
         screen = self.main_screen
         views = screen.views if screen.comparing else [self.active_view]
         pagers = [v.pager for v in views if v.pager is not None and v.pager.current is not None]
@@ -503,7 +514,9 @@ class PagerApp(App[None]):
 
     def wants_strip(self, width: int | None = None) -> bool:
         width = width if width is not None else self.size.width
-        return self.sidebar_mode == "strip" or (self.sidebar_mode is None and width < STRIP_BELOW)
+        comparing = self._main_screen is not None and self._main_screen.comparing
+        below = COMPARE_STRIP_BELOW if comparing else STRIP_BELOW
+        return self.sidebar_mode == "strip" or (self.sidebar_mode is None and width < below)
 
     def _apply_sidebar_mode(self, width: int | None = None) -> None:
         strip = self.wants_strip(width)

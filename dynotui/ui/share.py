@@ -8,6 +8,7 @@ from typing import Protocol
 
 from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError
+from dynotui.core.figures_text import plural
 from dynotui.core.page import Cost
 from dynotui.core.pasted import PastedCursor
 from dynotui.ui import clipboard
@@ -79,7 +80,7 @@ class Share:
         if state is not None and state.pager.current is not None:
             page = state.pager.current
             lines = state.query.page_lines(page.items)
-            self.copy_text(lines, f"page {page.number} ({page.shown:,} items, JSON lines)")
+            self.copy_text(lines, f"page {page.number} ({plural(page.shown, 'item')}, JSON lines)")
 
     def _copy_token(self, state: ViewState, key: Boundary, what: str, page: int) -> None:
         if key is None:

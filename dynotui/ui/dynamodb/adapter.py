@@ -187,7 +187,8 @@ class DynamoDBAdapter:
         choices = []
         for order in schema.orders:
             count = schema.item_count_text(order.item_count)
-            choices.append((order.name, f"{order.describe()} · {count} items"))
+            items = "item" if count in ("1", "~1") else "items"
+            choices.append((order.name, f"{order.describe()} · {count} {items}"))
 
         choices += self.what_ifs.order_choices(schema.name)
 

@@ -16,12 +16,12 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import error_words
+from dynotui.core.figures_text import plural
 from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count
 from dynotui.ui.background import Failed, Outcome, run_in_background
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 from dynotui.ui.widgets.segment_map import SegmentMap
-from dynotui.ui.widgets.words import plural
 
 DRIFT = (
     "A count is a snapshot of a moving table: writes made while it ran, or since, make it drift."
@@ -47,13 +47,14 @@ def forecast_text(
         cost = f"{before.capacity.total:,.10g} RCU" if before.capacity else "cost not reported"
         if before.complete:
             text.append(
-                f"Counted before, at {when}: {before.count:,} matches of {before.scanned:,} "
-                f"items read ({cost}).\n"
+                f"Counted before, at {when}: {plural(before.count, 'match', 'matches')} of "
+                f"{plural(before.scanned, 'item')} read ({cost}).\n"
             )
         else:
             text.append(
-                f"A count stopped at {when} had found {before.count:,} matches in the "
-                f"{before.scanned:,} items it read ({cost}): the whole is at least that.\n",
+                f"A count stopped at {when} had found {plural(before.count, 'match', 'matches')} "
+                f"in the {plural(before.scanned, 'item')} it read ({cost}): the whole is at least "
+                "that.\n",
                 style="yellow",
             )
     text.append(
@@ -75,10 +76,11 @@ def progress_text(step: CountProgress) -> Text:
 def result_text(result: CountResult) -> Text:
     text = Text()
     if result.complete:
-        text.append(f"{result.count:,} matches", style="bold green")
+        text.append(plural(result.count, "match", "matches"), style="bold green")
     else:
         text.append(
-            f"Stopped: at least {result.count:,} matches (a partial count)", style="bold yellow"
+            f"Stopped: at least {plural(result.count, 'match', 'matches')} (a partial count)",
+            style="bold yellow",
         )
     when = result.taken_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
     cost = f"{result.capacity.total:,.10g} RCU" if result.capacity else "not reported"
@@ -87,7 +89,7 @@ def result_text(result: CountResult) -> Text:
         f"{plural(result.calls, 'call')} · {result.seconds:.1f} s"
     )
     if result.retries:
-        text.append(f" · {result.retries} retries")
+        text.append(f" · {plural(result.retries, 'retry', 'retries')}")
     forecast = result.forecast
     if forecast.read_units is not None and result.capacity is not None:
         text.append(

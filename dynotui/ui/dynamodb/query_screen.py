@@ -1,9 +1,12 @@
 """The query form: every field of a Query or Scan, or a PartiQL SELECT; errors shown at
 the field.
 
-The switches and the mode come first, so they are in view on any terminal; an error
-stays next to its field until that field changes. It dismisses with the new query,
-ready to start: a ``DynamoQuery`` or a ``PartiQLQuery``.
+One line per field, so the whole form is in view at 120x35 and scrolls a little at 80x24;
+the mode and the switches first. The second BETWEEN value is there only for BETWEEN, and a
+sort value only with an operator, so Tab goes from the partition value to the filter in
+two steps. An error stays under its field until that field changes. Keys pressed before
+the form is drawn are dropped (``FormScreen``). It dismisses with the new query, ready to
+start: a ``DynamoQuery`` or a ``PartiQLQuery``.
 """
 
 from __future__ import annotations
@@ -13,15 +16,13 @@ import json
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Resize
-from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
+    Checkbox,
     Footer,
     Input,
     Label,
     Select,
-    Switch,
     TabbedContent,
     TabPane,
     TextArea,
@@ -35,20 +36,24 @@ from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.spec import PAGE_SIZE_MAX, SORT_OPERATORS, typed_value
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.screens.form_screen import FormScreen
+from dynotui.ui.widgets.form import ErrorLine, FormRow
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
-NARROW = 120  # below this many columns the switches wrap under the mode
+BETWEEN = "BETWEEN"
+# (field, label, placeholder): the text fields of a Query or Scan, in the order of use.
 TEXT_FIELDS = (
-    ("partition_value", "Partition key value"),
-    ("sort_value", "Sort key value"),
-    ("sort_value2", "… and (BETWEEN)"),
-    ("filter", "Filter expression (bare names are fine: status = :r)"),
-    ("values", 'Filter values, JSON: {":r": "RETURNED"}'),
-    ("projection", "Projection (empty: all projected attributes)"),
-    ("page_size", "Page size (1-1000)"),
-    ("max_rounds", "Max rounds (fill mode)"),
-    ("segments", "Parallel segments (Scan, 1-64; [ and ] move between them)"),
+    ("partition_value", "Partition value", ""),
+    ("sort_value", "", "sort key value"),
+    ("sort_value2", "", "… and this (BETWEEN)"),
+    ("filter", "Filter", "status = :r  (bare attribute names are fine)"),
+    ("values", "Filter values", '{":r": "RETURNED"}'),
+    ("projection", "Projection", "empty: every projected attribute"),
+    ("page_size", "Page size", "1-1000"),
+    ("max_rounds", "Max rounds", "fill mode"),
+    ("segments", "Segments", "parallel Scan, 1-64; [ and ] move between them"),
 )
+VALUES_HINT = 'Filter values are JSON: {":r": "RETURNED"}; numbers keep every digit.'
 SWITCHES = (
     ("scan", "Scan"),
     ("descending", "Descending"),
@@ -79,7 +84,7 @@ def default_statement(schema: TableSchema, form: QueryForm) -> tuple[str, str]:
     return text, parameters
 
 
-class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
+class QueryScreen(FormScreen[DynamoQuery | PartiQLQuery | None]):
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel"),
         Binding("ctrl+s", "run", "Run query"),
@@ -105,7 +110,7 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
     def compose(self) -> ComposeResult:
         order = self.order
         sort = f" / sort key {order.sort_key}" if order.sort_key else " (no sort key)"
-        with Vertical(id="query-box", classes="modal-box"):
+        with Vertical(id="query-box", classes="modal-box form"):
             yield Label(
                 plain(
                     f"{self.schema.name} · {order.name} "
@@ -117,15 +122,15 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
             )
             if self.note:
                 yield Label(plain_lines(self.note), id="query-note", classes="field-error")
-            yield Label("", id="form-error", classes="field-error")
+            yield ErrorLine(id="form-error")
             with TabbedContent(initial=self.tab, id="query-tabs"):
                 with TabPane("Query or Scan", id="query-tab"):
                     yield from self._query_fields()
                 with TabPane("PartiQL", id="partiql-tab"):
                     yield from self._partiql_fields()
             with Horizontal(id="query-buttons"):
-                yield Button("Run (ctrl+s)", variant="primary", id="run")
-                yield Button("Cancel", id="cancel")
+                yield Button("Run (ctrl+s)", variant="primary", id="run", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
         yield Footer()
 
     def _partiql_fields(self) -> ComposeResult:
@@ -139,74 +144,102 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
         with VerticalScroll():
             yield Label("SELECT statement (only SELECT is run; ? marks a parameter)")
             yield TextArea(text, id="statement", classes="statement")
-            yield Label("", id="statement-error", classes="field-error")
-            yield Label('Parameters for the ?s, in order, DynamoDB JSON: [{"S": "acme"}]')
-            yield Input(value=parameters, id="parameters")
-            yield Label("", id="parameters-error", classes="field-error")
-            yield Label("Page size (1-1000): ExecuteStatement's Limit")
-            yield Input(value=page_size, id="partiql_page_size")
-            yield Label("", id="partiql_page_size-error", classes="field-error")
-            with Horizontal(classes="switch-row"):
-                yield Switch(value=consistent, id="partiql_consistent")
-                yield Label("Consistent read", classes="switch-label")
+            yield ErrorLine(id="statement-error")
+            yield FormRow(
+                "Parameters",
+                Input(
+                    value=parameters,
+                    placeholder='the ?s in order, DynamoDB JSON: [{"S": "acme"}]',
+                    id="parameters",
+                    compact=True,
+                ),
+            )
+            yield ErrorLine(id="parameters-error")
+            yield FormRow(
+                "Page size",
+                Input(value=page_size, placeholder="1-1000", id="partiql_page_size", compact=True),
+            )
+            yield ErrorLine(id="partiql_page_size-error")
+            yield FormRow(
+                "Options",
+                Checkbox(
+                    "Consistent read", value=consistent, id="partiql_consistent", compact=True
+                ),
+            )
 
     def _query_fields(self) -> ComposeResult:
-        order = self.order
+        order, form = self.order, self.form
+        operator = form.sort_operator or None
+
+        def text(name: str, placeholder: str) -> Input:
+            return Input(
+                value=str(getattr(form, name)), placeholder=placeholder, id=name, compact=True
+            )
+
         with VerticalScroll():
-            # The mode and the switches first, so they are in view; on a narrow terminal
-            # the switches take a line of their own rather than run off the edge.
-            with Horizontal(classes="switch-row"):
-                yield Select(
-                    [
-                        ("raw: one call per page", "raw"),
-                        ("fill: fixed-size pages", "fill"),
-                    ],
-                    value=self.form.mode,
+            yield FormRow(
+                "Mode",
+                Select(
+                    [("raw: one call per page", "raw"), ("fill: fixed-size pages", "fill")],
+                    value=form.mode,
                     allow_blank=False,
                     id="mode",
-                )
-                with Horizontal(classes="switches"):
-                    for name, label in SWITCHES:
-                        yield Switch(value=bool(getattr(self.form, name)), id=name)
-                        yield Label(label, classes="switch-label")
+                    compact=True,
+                ),
+            )
+            switches = [
+                Checkbox(label, value=bool(getattr(form, name)), id=name, compact=True)
+                for name, label in SWITCHES
+            ]
+            yield FormRow("Options", *switches, id="switches")
             for name, _ in SWITCHES:
-                yield Label("", id=f"{name}-error", classes="field-error")
-            for name, label in TEXT_FIELDS:
+                yield ErrorLine(id=f"{name}-error")
+            placeholders = {name: hint for name, _, hint in TEXT_FIELDS}
+            for name, label, hint in TEXT_FIELDS:
                 if name == "sort_value":
-                    yield Label("Sort key condition")
-                    yield Select(
-                        [(op, op) for op in SORT_OPERATORS],
-                        value=self.form.sort_operator or Select.NULL,
-                        prompt="(none)",
-                        id="sort_operator",
-                        disabled=order.sort_key is None,
+                    first, second = text("sort_value", hint), text("sort_value2", "")
+                    second.placeholder = placeholders["sort_value2"]
+                    first.disabled = operator is None  # no condition, no value to give
+                    second.display = operator == BETWEEN
+                    yield FormRow(
+                        "Sort key",
+                        Select(
+                            [(op, op) for op in SORT_OPERATORS],
+                            value=operator or Select.NULL,
+                            prompt="(none)",
+                            id="sort_operator",
+                            disabled=order.sort_key is None,
+                            compact=True,
+                        ),
+                        first,
+                        second,
+                        id="sort-row",
                     )
-                yield Label(label)
-                yield Input(value=str(getattr(self.form, name)), id=name)
-                yield Label("", id=f"{name}-error", classes="field-error")
-
-    def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width < NARROW, "-narrow")
+                    yield ErrorLine(id="sort_value-error")
+                    yield ErrorLine(id="sort_value2-error")
+                elif name != "sort_value2":
+                    yield FormRow(label, text(name, hint))
+                    yield ErrorLine(id=f"{name}-error")
+            yield Label(VALUES_HINT, id="values-hint", classes="form-hint")
 
     def on_mount(self) -> None:
-        self.set_class(self.app.size.width < NARROW, "-narrow")
         if not self.order.strongly_consistent_allowed:
-            switch = self.query_one("#consistent_read", Switch)
+            switch = self.query_one("#consistent_read", Checkbox)
             switch.value = False
             switch.disabled = True
             self.query_one("#consistent_read-error", Label).update(
                 plain(f"'{self.order.name}' is a GSI: GSIs serve only eventually consistent reads")
             )
         if self.tab == "partiql-tab":
-            self.query_one("#statement", TextArea).focus()
+            self.focus_when_shown(self.query_one("#statement", TextArea))
         else:
-            self.query_one("#partition_value", Input).focus()
+            self.focus_when_shown(self.query_one("#partition_value", Input))
 
     def read_form(self) -> QueryForm:
         fields: dict[str, object] = {
-            name: self.query_one(f"#{name}", Input).value for name, _ in TEXT_FIELDS
+            name: self.query_one(f"#{name}", Input).value for name, _, _ in TEXT_FIELDS
         }
-        fields.update({name: self.query_one(f"#{name}", Switch).value for name, _ in SWITCHES})
+        fields.update({name: self.query_one(f"#{name}", Checkbox).value for name, _ in SWITCHES})
         operator = self.query_one("#sort_operator", Select).value
         fields["sort_operator"] = "" if operator is Select.NULL else str(operator)
         fields["mode"] = str(self.query_one("#mode", Select).value)
@@ -225,13 +258,17 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._clear("statement")
 
-    def on_switch_changed(self, event: Switch.Changed) -> None:
-        if event.switch.id:
-            self._clear(event.switch.id)
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if event.checkbox.id:
+            self._clear(event.checkbox.id)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "sort_operator":
             self._clear("sort_value")
+            self._clear("sort_value2")
+            operator = None if event.value is Select.NULL else str(event.value)
+            self.query_one("#sort_value", Input).disabled = operator is None
+            self.query_one("#sort_value2", Input).display = operator == BETWEEN
 
     def action_switch_tab(self) -> None:
         tabs = self.query_one(TabbedContent)
@@ -260,7 +297,7 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
                 self.query_one("#statement", TextArea).text,
                 parameters,
                 int(size_text),
-                self.query_one("#partiql_consistent", Switch).value,
+                self.query_one("#partiql_consistent", Checkbox).value,
             )
             statement.check()
         except InputError as exc:
@@ -280,7 +317,7 @@ class QueryScreen(ModalScreen[DynamoQuery | PartiQLQuery | None]):
         if self.query_one(TabbedContent).active == "partiql-tab":
             self._run_partiql()
             return
-        for name, _ in (*TEXT_FIELDS, *SWITCHES, ("form", "")):
+        for name in (*(f for f, _, _ in TEXT_FIELDS), *(f for f, _ in SWITCHES), "form"):
             self._clear(name)
         form = self.read_form()
         try:

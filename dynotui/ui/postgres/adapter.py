@@ -121,7 +121,13 @@ class PostgresAdapter:
         def listed(tables: list[PgTableRef]) -> None:
             # The value is the identifier that opens exactly that table ("Order Items",
             # "Orders" beside orders); the label is the name as the catalog spells it.
-            choices = [(ref.identifier, f"{ref.label} · {_rows(ref.rows)} rows") for ref in tables]
+            choices = [
+                (
+                    ref.identifier,
+                    f"{ref.label} · {_rows(ref.rows)} {'row' if ref.rows == 1 else 'rows'}",
+                )
+                for ref in tables
+            ]
 
             def chosen(name: str | None) -> None:
                 if name:

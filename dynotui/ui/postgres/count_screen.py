@@ -16,6 +16,7 @@ from textual.widgets import Footer, Label, LoadingIndicator, Static
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import error_words
+from dynotui.core.figures_text import plural
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.count import PgCountResult, PgForecast, count, forecast
 from dynotui.ui.background import Failed, Outcome, run_in_background
@@ -44,7 +45,7 @@ def result_text(result: PgCountResult) -> Text:
     if not result.complete or result.count is None:
         text.append("Stopped: count(*) is one statement, so nothing is known.", style="bold yellow")
         return text
-    text.append(f"{result.count:,} rows", style="bold green")
+    text.append(plural(result.count, "row"), style="bold green")
     when = result.taken_at.astimezone().strftime("%Y-%m-%d %H:%M:%S")
     text.append(f"\nTaken {when} · {result.seconds * 1000:,.1f} ms")
     cost = result.cost

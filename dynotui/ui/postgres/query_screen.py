@@ -1,5 +1,6 @@
 """The query form for a PostgreSQL table: order, direction, filter with its parameters,
-columns, page size, keyset or OFFSET. Errors stay at their field; it dismisses with a
+columns, page size, keyset or OFFSET, one line each. Errors stay under their field; keys
+pressed before the form is drawn are dropped (``FormScreen``); it dismisses with a
 ``PostgresQuery`` ready to start (the filter's SQL is checked by PostgreSQL on page 1)."""
 
 from __future__ import annotations
@@ -9,25 +10,27 @@ import json
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Switch
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select
 
 from dynotui.core.errors import FieldError, InputError
 from dynotui.postgres.schema import PgTable
 from dynotui.postgres.sql import PAGE_SIZE_MAX, PgQuery, parse_params
 from dynotui.ui.postgres.query import PostgresQuery
+from dynotui.ui.screens.form_screen import FormScreen
+from dynotui.ui.widgets.form import ErrorLine, FormRow
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
+# (field, label, placeholder)
 FIELDS = (
-    ("custom_order", "… or order by columns (overrides the index): created_at desc, id"),
-    ("where", "Filter: a WHERE fragment, $1 $2 for parameters: status = $1 AND total > $2"),
-    ("params", 'Parameters, a JSON list: ["RETURNED", 100]'),
-    ("columns", "Columns to show, comma-separated (empty: all)"),
-    ("page_size", "Page size (1-1000)"),
+    ("custom_order", "… or columns", "created_at desc, id  (overrides the index)"),
+    ("where", "Filter", "status = $1 AND total > $2  (a WHERE fragment)"),
+    ("params", "Parameters", '["RETURNED", 100]  (a JSON list, for $1 $2 …)'),
+    ("columns", "Columns", "comma-separated; empty: all"),
+    ("page_size", "Page size", "1-1000"),
 )
 
 
-class PgQueryScreen(ModalScreen[PostgresQuery | None]):
+class PgQueryScreen(FormScreen[PostgresQuery | None]):
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel"),
         Binding("ctrl+s", "run", "Run query"),
@@ -47,6 +50,7 @@ class PgQueryScreen(ModalScreen[PostgresQuery | None]):
         self.current = current
         self.note = note
         self.error = error
+        self._said_for: dict[str, str] = {}  # the field's value its error was said for
 
     def _initial(self) -> dict[str, str]:
         query = self.current.query if self.current is not None else None
@@ -66,7 +70,7 @@ class PgQueryScreen(ModalScreen[PostgresQuery | None]):
         initial = self._initial()
         named = [(plain(o.describe()), o.name) for o in self.table.orders]
         chosen = query.order.name if query is not None else None
-        with Vertical(id="query-box", classes="modal-box"):
+        with Vertical(id="query-box", classes="modal-box form"):
             yield Label(
                 plain(
                     f"{self.table.label} · primary key ({', '.join(self.table.primary_key)})"
@@ -79,8 +83,9 @@ class PgQueryScreen(ModalScreen[PostgresQuery | None]):
             if self.note:
                 yield Label(plain_lines(self.note), id="query-note", classes="field-error")
             with VerticalScroll():
-                with Horizontal(classes="switch-row"):
-                    yield Select(
+                yield FormRow(
+                    "Paging",
+                    Select(
                         [
                             ("keyset: seek past the last row", "keyset"),
                             ("OFFSET: skip the rows before", "offset"),
@@ -88,31 +93,42 @@ class PgQueryScreen(ModalScreen[PostgresQuery | None]):
                         value=query.mode if query is not None else "keyset",
                         allow_blank=False,
                         id="mode",
-                    )
-                    yield Switch(value=bool(query and query.descending), id="reverse")
-                    yield Label("Reverse the order", classes="switch-label")
-                yield Label("Order (an index, or the primary key)")
-                yield Select(
-                    named,
-                    value=chosen if chosen in {n for _, n in named} else Select.NULL,
-                    prompt="(columns below)",
-                    id="order",
+                        compact=True,
+                    ),
+                    Checkbox(
+                        "Reverse the order",
+                        value=bool(query and query.descending),
+                        id="reverse",
+                        compact=True,
+                    ),
                 )
-                yield Label("", id="order-error", classes="field-error")
-                for name, label in FIELDS:
-                    yield Label(label)
-                    yield Input(value=initial.get(name, ""), id=name)
-                    yield Label("", id=f"{name}-error", classes="field-error")
+                yield FormRow(
+                    "Order",
+                    Select(
+                        named,
+                        value=chosen if chosen in {n for _, n in named} else Select.NULL,
+                        prompt="(an index, the primary key, or the columns below)",
+                        id="order",
+                        compact=True,
+                    ),
+                )
+                yield ErrorLine(id="order-error")
+                for name, label, hint in FIELDS:
+                    yield FormRow(
+                        label,
+                        Input(value=initial.get(name, ""), placeholder=hint, id=name, compact=True),
+                    )
+                    yield ErrorLine(id=f"{name}-error")
             with Horizontal(id="query-buttons"):
-                yield Button("Run (ctrl+s)", variant="primary", id="run")
-                yield Button("Cancel", id="cancel")
+                yield Button("Run (ctrl+s)", variant="primary", id="run", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#where", Input).focus()
+        self.focus_when_shown(self.query_one("#where", Input))
         if self.error is not None:
             field, why = self.error
-            known = {name for name, _ in FIELDS} | {"order"}
+            known = {name for name, _, _ in FIELDS} | {"order"}
             # After the inputs' first Changed events, which clear errors.
             self.call_after_refresh(
                 self._show, field if field in known else "where", f"PostgreSQL refused it: {why}"
@@ -122,15 +138,20 @@ class PgQueryScreen(ModalScreen[PostgresQuery | None]):
         return self.query_one(f"#{name}", Input).value.strip()
 
     def _show(self, field: str, message: str) -> None:
+        widget = next(iter(self.query(f"#{field}").results(Input)), None)
+        self._said_for = {field: widget.value} if widget is not None else {}
         self.query_one(f"#{field}-error", Label).update(plain_lines(message))
         self.notify(
             plain_lines(message).plain, title="Check the query", severity="error", markup=False
         )
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id:
-            self.query_one(f"#{event.input.id}-error", Label).update("")
-            if event.input.id == "custom_order":
+        # A field's error goes when its value changes from the one it was said for (not on
+        # the Changed every field posts as the form is made).
+        name = event.input.id
+        if name and self._said_for.get(name) != event.value:
+            self.query_one(f"#{name}-error", Label).update("")
+            if name == "custom_order":
                 self.query_one("#order-error", Label).update("")
 
     def build(self) -> PostgresQuery | None:
@@ -148,7 +169,7 @@ class PgQueryScreen(ModalScreen[PostgresQuery | None]):
         except InputError as exc:
             self._show("custom_order" if custom else "order", str(exc))
             return None
-        reverse = self.query_one("#reverse", Switch).value
+        reverse = self.query_one("#reverse", Checkbox).value
         if reverse:
             order = order.reversed()
         size = self._value("page_size")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -51,21 +53,25 @@ class HelpScreen(ModalScreen[None]):
         self.actions = actions
 
     def compose(self) -> ComposeResult:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold", no_wrap=True)
-        table.add_column()
-        for action in self.actions:
-            table.add_row(key_label(action.keys), Text(f"{action.title}: {action.help}"))
-        table.add_row("", "")
-        table.add_row(Text("The grid", style="bold underline"), "")
-        for key, text in GRID_KEYS:
-            table.add_row(key, text)
-        table.add_row("", "")
-        table.add_row(Text("The compare view (w)", style="bold underline"), "")
-        for key, text in COMPARE_KEYS:
-            table.add_row(key, text)
+        ours = [
+            (key_label(action.keys), f"{action.title}: {action.help}") for action in self.actions
+        ]
+        sections = [("", ours), ("The grid", GRID_KEYS), ("The compare view (w)", COMPARE_KEYS)]
+        # One key column for every section, as wide as the widest key, and the headings on
+        # lines of their own: a heading in the key column would widen it for every row.
+        width = max(cell_len(key) for _, keys in sections for key, _ in keys)
+        parts: list[RenderableType] = []
+        for heading, keys in sections:
+            if heading:
+                parts.append(Text("\n" + heading, style="bold underline"))
+            table = Table.grid(padding=(0, 2))
+            table.add_column(style="bold", no_wrap=True, width=width)
+            table.add_column()
+            for key, text in keys:
+                table.add_row(Text(key), Text(text))
+            parts.append(table)
         with Vertical(id="help-box", classes="modal-box"):
             yield Label("Keys — Esc closes", id="help-title", classes="modal-title")
             with VerticalScroll():
-                yield Static(table, id="help-keys")
+                yield Static(Group(*parts), id="help-keys")
         yield Footer()

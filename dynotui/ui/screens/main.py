@@ -10,6 +10,7 @@ Where the terminal is too small for two readable grids, one side is shown at a t
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from textual import on
 from textual.app import ComposeResult
@@ -175,7 +176,7 @@ class MainScreen(Screen[None]):
 
     def action_jump_both(self) -> None:
         """Both sides to page k: page k of one order (or mode) faces page k of the other."""
-        from dynotui.ui.screens.jump import JumpScreen
+        from dynotui.ui.screens.jump import JumpScreen, walk_words
 
         views = [v for v in self.views if v.pager is not None and v.pager.current]
         if not views:
@@ -189,7 +190,14 @@ class MainScreen(Screen[None]):
                 for view in views:
                     view.jump(number)
 
-        self.app.push_screen(JumpScreen(known, current), chosen)
+        sides = [
+            ("left" if view is self.main_view else "right", view.pager)
+            for view in views
+            if view.pager is not None
+        ]
+        first = min(v.pager.first_number for v in views if v.pager is not None)
+        forecast = partial(walk_words, sides)
+        self.app.push_screen(JumpScreen(known, current, first, forecast), chosen)
 
     # -- the line on top --------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from dynotui.core.page import PageSummary
 from dynotui.core.pager import Pager
 from dynotui.ui.query import Boundary
 from dynotui.ui.widgets.safe_text import plain, plain_lines
+from dynotui.ui.widgets.words import JOINT, flowed
 
 # The figures first and the start key last: at 80 columns a long key would push what
 # each page cost off the screen.
@@ -130,7 +131,7 @@ class StackScreen(ModalScreen[int | None]):
             )
             yield DataTable(id="stack-table", cursor_type="row", zebra_stripes=True)
             yield Label("", id="stack-detail")
-            yield Label(plain_lines(self.footer), id="stack-measures")
+            yield Label("", id="stack-measures")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -144,6 +145,10 @@ class StackScreen(ModalScreen[int | None]):
         """The rows in the columns that fit the table's width (again after a resize)."""
         table = self.query_one(DataTable)
         width = table.scrollable_content_region.width or table.size.width
+        # The measures in whole parts: never "Count/Scanned 27 /" at a line's end.
+        measures = self.query_one("#stack-measures", Label)
+        room = measures.content_region.width or width
+        measures.update(plain_lines(flowed(self.footer.split(JOINT), room)))
         columns = chosen_columns(self.rows, width)
         if columns == self.shown_columns and table.row_count:
             return
@@ -172,8 +177,10 @@ class StackScreen(ModalScreen[int | None]):
             parts += [f"Count {cells[1]}", f"Scanned {cells[2]}", cost, calls, cells[6]]
         if cells[7]:
             parts.append(cells[7])
-        text = plain_lines(" · ".join(parts) + "\nopens at " + cells[KEY])
-        self.query_one("#stack-detail", Label).update(text)
+        detail = self.query_one("#stack-detail", Label)
+        room = detail.content_region.width or self.app.size.width
+        text = plain_lines(flowed(parts, room) + "\nopens at " + cells[KEY])
+        detail.update(text)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.dismiss(int(event.row_key.value or 0) or None)

@@ -1,7 +1,8 @@
 """The compare view's top line: each side in one line, then how they compare.
 
-It compares like with like: cost per matching item over each side's stack, naming the two
-result sets, since two orders often read different ones; where both sides show the same
+It compares like with like: cost per item shown over each side's stack (``core.per_item``,
+the figure the report and the advisor quote), naming the two result sets, since two
+orders often read different ones; where both sides show the same
 page read two ways (keyset and OFFSET, raw and fill), that page's cost, one ratio in one
 unit, each side named.
 """
@@ -12,21 +13,20 @@ from typing import Any
 
 from rich.text import Text
 
+from dynotui.core.figures_text import per_item_text, plural, times
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
 from dynotui.core.text import visible
 from dynotui.ui.query import Query
 from dynotui.ui.widgets.safe_text import TextStatic
-from dynotui.ui.widgets.words import times
+from dynotui.ui.widgets.words import JOINT, flowed
 
 Side = tuple[Query, Pager] | None
 
 
 def _per_match(pager: Pager) -> float | None:
-    cost = pager.totals.cost
-    if cost is None or not cost.matched or cost.headline is None:
-        return None
-    return float(cost.headline) / float(cost.matched)
+    """Cost per item shown (``core.per_item``): the figure the report and advisor quote."""
+    return pager.per_item.value
 
 
 def _matches(pager: Pager) -> str:
@@ -34,11 +34,23 @@ def _matches(pager: Pager) -> str:
     again, but they are the same items."""
     latest = pager.latest_reads()
     count = latest.matched if latest is not None else 0
-    return f"all {count:,} matches" if pager.read_whole_result else f"{count:,} matches so far"
+    matches = plural(count, "match", "matches")
+    return f"all {matches}" if pager.read_whole_result else f"{matches} so far"
 
 
 def _name(query: Query) -> str:
     return f"{query.order_name} ({query.mode})"
+
+
+def _per_text(pager: Pager, unit: str) -> str:
+    """The side's cost per item shown, or why there is none: never "no match yet" beside
+    a count of matches."""
+    per = _per_match(pager)
+    if per is not None:
+        return f"{per_item_text(per)} {unit}/item"
+    if pager.per_item.pages_not_reported and not pager.per_item.pages:
+        return "cost per item not reported"
+    return "no item shown yet"
 
 
 def side_summary(arrow: str, side: Side) -> str:
@@ -49,16 +61,17 @@ def side_summary(arrow: str, side: Side) -> str:
     assert page is not None
     cost = page.cost
     unit = cost.unit
-    headline = "not reported" if cost.headline is None else f"{cost.headline:,.10g} {unit}"
+    headline = "cost not reported" if cost.headline is None else f"{cost.headline:,.10g} {unit}"
     if cost.estimated:  # an imagined index (what-if): worked out, never read
         headline += " estimated"
-    per = _per_match(pager)
-    per_text = f"{per:.3g} {unit}/match" if per is not None else "no match yet"
     read = page.scanned_count
+    if read is None:  # PartiQL: no ScannedCount, so no waste to tell
+        counts = f"count {page.count:,} (ScannedCount not reported)"
+    else:
+        counts = f"scanned {read:,} · count {page.count:,} · waste {page.waste_ratio:.0%}"
     return (
-        f"{arrow} {_name(query)}: page {page.number} · {headline} · scanned "
-        f"{'?' if read is None else f'{read:,}'} · count {page.count:,} · waste "
-        f"{page.waste_ratio:.0%} · {per_text} · {_matches(pager)}"
+        f"{arrow} {_name(query)}: page {page.number} · {headline} · {counts} · "
+        f"{_per_text(pager, unit)} · {_matches(pager)}"
     )
 
 
@@ -85,7 +98,15 @@ def comparison(left: Side, right: Side) -> str:
         return f"{sets}. {page}"
     a, b = _per_match(lp), _per_match(rp)
     if a is None or b is None:
-        return f"{sets}. No ratio until both sides have matched an item."
+        silent = [
+            name
+            for name, pager, per in (("left", lp, a), ("right", rp, b))
+            if per is None and pager.per_item.pages_not_reported and not pager.per_item.pages
+        ]
+        if silent:
+            which = " and ".join(silent)
+            return f"{sets}. No ratio: the {which} side's cost is not reported."
+        return f"{sets}. No ratio until both sides have shown an item."
     assert lp.current is not None
     unit = lp.current.cost.unit
     ratio = b / a if a else None
@@ -97,7 +118,10 @@ def comparison(left: Side, right: Side) -> str:
         verdict = f"right costs {times(ratio)} what left costs"
     marked = [name for name, p in (("left", lp), ("right", rp)) if _estimated(p)]
     caveat = f" ({' and '.join(marked)}: estimated, nothing read)" if marked else ""
-    return f"{sets}. Per matching item ({unit}), {verdict} ({b:.3g} against {a:.3g}){caveat}."
+    return (
+        f"{sets}. Per item shown ({unit}), {verdict} ({per_item_text(b)} against "
+        f"{per_item_text(a)}){caveat}."
+    )
 
 
 def _estimated(pager: Pager) -> bool:
@@ -133,7 +157,14 @@ class CompareLine(TextStatic):
     ) -> None:
         """Both sides and their comparison; ``single``: only the ``active`` side is on
         screen (a small terminal), and the line says how to see the other."""
-        line = Text(visible(side_summary("◀", left)) + "\n" + visible(side_summary("▶", right)))
+        # Each side's figures in whole parts: a line never ends inside one ("25 matches /
+        # so far").
+        width = self.content_region.width or self.app.size.width - 2
+        sides = [
+            flowed(side_summary(arrow, side).split(JOINT), width)
+            for arrow, side in (("◀", left), ("▶", right))
+        ]
+        line = Text("\n".join(sides))
         line.append("\n" + visible(comparison(left, right)), style="bold")
         if single:
             other = "right" if active == "left" else "left"

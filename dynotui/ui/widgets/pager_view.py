@@ -51,7 +51,7 @@ from dynotui.ui.widgets.grid import Grid
 from dynotui.ui.widgets.results import Results
 from dynotui.ui.widgets.safe_text import TextStatic, notify, plain
 from dynotui.ui.widgets.segment_map import SegmentMap
-from dynotui.ui.widgets.sidebar import CostSidebar, strip_text
+from dynotui.ui.widgets.sidebar import CostSidebar, CostStrip
 from dynotui.ui.widgets.status_line import busy as busy_text
 from dynotui.ui.widgets.status_line import status_line, walking
 
@@ -167,7 +167,7 @@ class PagerView(Horizontal):
             yield TextStatic("", id="status-line")
             yield Results(id="results")
             yield SegmentMap(compact=True, id="segment-line")
-            yield TextStatic("", id="cost-strip")
+            yield CostStrip("", id="cost-strip")
         yield CostSidebar(id="sidebar")
 
     @property
@@ -633,11 +633,12 @@ class PagerView(Horizontal):
         measures = pager.measures.snapshot()
         session = self.session.ledger.figures()
         prices = self.session.prices
+        per_item = pager.per_item.value
         self.query_one(CostSidebar).show(
-            summary, pager.totals, pager.series(), findings, measures, session, prices
+            summary, pager.totals, pager.series(), findings, measures, session, prices, per_item
         )
-        self.query_one("#cost-strip", TextStatic).show(
-            strip_text(summary, pager.totals, measures, session, len(findings))
+        self.query_one("#cost-strip", CostStrip).show_figures(
+            summary, pager.totals, measures, session, len(findings), per_item
         )
         figures = state.segments.read.figures() if state.segments is not None else None
         for segment_map in self.query(SegmentMap):

@@ -9,11 +9,12 @@ from typing import Any
 
 from rich.text import Text
 
+from dynotui.core.figures_text import plural
 from dynotui.core.page import Page
 from dynotui.core.text import visible
 from dynotui.ui.host import Counted
 from dynotui.ui.query import Query
-from dynotui.ui.widgets.words import NEXT_PAGE, plural
+from dynotui.ui.widgets.words import NEXT_PAGE
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 

@@ -1,8 +1,16 @@
-"""Words more than one widget says: one spelling each."""
+"""Words more than one widget says: one spelling each; and lines made of whole parts."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from rich.cells import cell_len
+from rich.text import Text
+
 from dynotui.core.page import HasNext
+from dynotui.core.text import visible
+
+JOINT = " · "
 
 NEXT_PAGE = {
     HasNext.YES: "a next page exists",
@@ -11,10 +19,28 @@ NEXT_PAGE = {
 }
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
+def fitted(parts: Sequence[tuple[str, str]], width: int) -> Text:
+    """As many of ``parts`` (text, style; most telling first) as fit in ``width`` cells
+    on one line, each whole (``width`` 0: all of them)."""
+    line = Text()
+    for words, style in parts:
+        piece = visible(words)
+        joint = JOINT if line.plain else ""
+        if width and cell_len(line.plain + joint + piece) > width:
+            break
+        line.append(joint)
+        line.append(piece, style=style)
+    return line
 
 
-def times(ratio: float) -> str:
-    """2.5x, 0.31x, 251x: two significant digits, never an exponent."""
-    return f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:.2g}x"
+def flowed(parts: Sequence[str], width: int) -> str:
+    """``parts`` on as many lines of ``width`` cells as they need, never one split
+    between two lines (a part longer than a line has it to itself)."""
+    lines: list[str] = []
+    for part in parts:
+        piece = visible(part)
+        if lines and cell_len(lines[-1] + JOINT + piece) <= width:
+            lines[-1] += JOINT + piece
+        else:
+            lines.append(piece)
+    return "\n".join(lines)
