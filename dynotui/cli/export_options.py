@@ -4,13 +4,12 @@ CSV or as one JSON array (``core/export.py`` writes them)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from dynotui.cli.output import json_text
 from dynotui.core.errors import InputError
-from dynotui.core.export import CsvItems, ItemWriter, JsonArrayItems
+from dynotui.core.export import CsvItems, ItemShape, ItemWriter, JsonArrayItems, text_shape
 from dynotui.core.pager import Pager
 
 FORMATS = ("jsonl", "csv", "json")
@@ -42,16 +41,6 @@ def check_format(args: argparse.Namespace, out: TextIO) -> None:
         )
 
 
-@dataclass(frozen=True)
-class ItemShape:
-    """How one database's items are written: its key attributes (the first columns), one
-    value as CSV text, one item as JSON text."""
-
-    key_names: tuple[str, ...]
-    cell: Callable[[Any], str]
-    json: Callable[[Mapping[str, Any]], str]
-
-
 def dynamo_shape(key_names: tuple[str, ...], plain: bool) -> ItemShape:
     from dynotui.dynamodb.dynamo_json import plain_item, plain_text, to_wire
 
@@ -63,7 +52,7 @@ def dynamo_shape(key_names: tuple[str, ...], plain: bool) -> ItemShape:
 
 def pg_shape(key_names: tuple[str, ...]) -> ItemShape:
     """PostgreSQL's values are its own text already; NULL is an empty cell."""
-    return ItemShape(key_names, lambda v: "" if v is None else str(v), json_text)
+    return text_shape(key_names)
 
 
 def writer_for(output: str, out: TextIO, shape: ItemShape) -> ItemWriter:

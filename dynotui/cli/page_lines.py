@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from dynotui.cli.export_options import ItemShape, export_items, writer_for
+from dynotui.cli.export_options import export_items, writer_for
 from dynotui.cli.foreign_options import Start, starting_point
 from dynotui.cli.output import write_line
 from dynotui.cli.summary import summary_json
@@ -17,6 +17,7 @@ from dynotui.core import json_input
 from dynotui.core.cursor import CursorSigner, check_max_age
 from dynotui.core.cursor_secret import lazy_signer
 from dynotui.core.errors import InputError
+from dynotui.core.export import ItemShape
 from dynotui.core.money import PriceList
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager

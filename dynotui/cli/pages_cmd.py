@@ -8,7 +8,6 @@ from typing import Any, TextIO
 
 from dynotui.cli.code_option import add_code_option, check_code, print_code
 from dynotui.cli.export_options import (
-    ItemShape,
     add_format_option,
     check_format,
     dynamo_shape,
@@ -30,6 +29,7 @@ from dynotui.cli.table_export_options import add_export_options, refuse_export_f
 from dynotui.cli.table_export_options import run_pages as run_export_pages
 from dynotui.core.cursor import DEFAULT_MAX_AGE
 from dynotui.core.errors import InputError
+from dynotui.core.export import ItemShape
 from dynotui.core.page import Page
 from dynotui.core.refusals import CursorRefusals
 from dynotui.dynamodb.connection import make_client

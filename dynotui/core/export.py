@@ -1,4 +1,4 @@
-"""Items written out as a file, CSV or one JSON array, for any database.
+"""Items written out as a file, CSV, JSON lines or one JSON array, for any database.
 
 CSV has one header, and it names every attribute any item holds: keys first, then the
 others in the order they were first seen (as the grid shows them). That header is known
@@ -19,7 +19,18 @@ import csv
 import json
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
+
+
+@dataclass(frozen=True)
+class ItemShape:
+    """How one database's items are written: its key attributes (the first columns), one
+    value as CSV text, one item as JSON text (one line: no raw line break in it)."""
+
+    key_names: tuple[str, ...]
+    cell: Callable[[Any], str]
+    json: Callable[[Mapping[str, Any]], str]
 
 
 class ItemWriter(Protocol):
@@ -33,6 +44,13 @@ class ItemWriter(Protocol):
     def finish(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+def text_shape(key_names: tuple[str, ...]) -> ItemShape:
+    """Items whose values are text already (PostgreSQL's own text): NULL an empty cell."""
+    from dynotui.core.text import safe_json
+
+    return ItemShape(key_names, lambda v: "" if v is None else str(v), safe_json)
 
 
 class CsvItems:
@@ -101,3 +119,24 @@ class JsonArrayItems:
 
     def close(self) -> None:
         pass  # nothing held: what was written stays, an open array that says it is cut
+
+
+class JsonLinesItems:
+    """One item per line, as the items come (``text``: one item as one line of JSON)."""
+
+    def __init__(self, out: TextIO, text: Callable[[Mapping[str, Any]], str]) -> None:
+        self.out = out
+        self.text = text
+        self.count = 0
+
+    def add(self, items: Iterable[Mapping[str, Any]]) -> None:
+        for item in items:
+            self.out.write(self.text(item))
+            self.out.write("\n")
+            self.count += 1
+
+    def finish(self) -> None:
+        self.out.flush()
+
+    def close(self) -> None:
+        pass

@@ -77,6 +77,12 @@ GENERIC: tuple[Action, ...] = (
     Action("k", "copy_next_token", "Copy next cursor", "Copy a signed cursor of the next page"),
     Action("K", "copy_current_token", "Copy this cursor", "Copy a signed cursor of this page"),
     Action("x", "copy_start_key", "Copy start key", "Copy this page's start (as JSON)"),
+    Action(
+        "X",
+        "export_items",
+        "Export",
+        "Export this page, the stack's pages or the whole query to a CSV or JSON lines file",
+    ),
     Action("v", "paste_cursor", "Paste cursor", "Open the page a pasted cursor points at"),
     Action("i", "inspect_cursor", "Inspect cursor", "Decode a cursor and check it"),
 )

@@ -30,7 +30,7 @@ from textual.widgets import Footer
 from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError
 from dynotui.core.figures_text import stack_footer
-from dynotui.core.history import HistoryEntry, HistoryStore
+from dynotui.core.history import HistoryEntry, HistoryStore, history_dir
 from dynotui.core.ledger import CountOutcome
 from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Pager, Target
@@ -79,11 +79,14 @@ class PagerApp(App[None]):
         system_copy: Callable[[str], None] = clipboard.system_copy,
         history: HistoryStore | None = None,
         report_folder: Path | None = None,
+        export_folder: Path | None = None,
         notified: Callable[[Said], None] | None = None,
     ) -> None:
         """``history``: where queries opened are kept (None: nowhere, as ``--no-history``);
         ``report_folder``: where ``S`` writes reports (default: the data folder's
-        ``reports``); ``notified``: told of every notification shown (a test's recorder)."""
+        ``reports``); ``export_folder``: where ``X`` offers to write items (default: the
+        data folder's ``exports``); ``notified``: told of every notification shown (a
+        test's recorder)."""
         super().__init__()
         self.adapter = adapter
         self.key_table = list(adapter.actions())
@@ -94,6 +97,7 @@ class PagerApp(App[None]):
         self.share = Share(self, self.adapter, signer, system_copy)
         self.history = HistoryLog(history, self._history_warning)
         self.report_folder = report_folder or reports_folder()
+        self.export_folder = export_folder or history_dir() / "exports"
         self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
         self.notified = notified
         self._main_screen: MainScreen | None = None
@@ -557,6 +561,11 @@ class PagerApp(App[None]):
 
     def action_copy_start_key(self) -> None:
         self.share.copy_start_key(self.active_view)
+
+    def action_export_items(self) -> None:
+        from dynotui.ui.exporting import export_items
+
+        export_items(self, self.active_view, self.export_folder)
 
     def action_paste_cursor(self) -> None:
         self.share.paste_cursor(self.active_view)

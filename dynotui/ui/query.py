@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, Protocol
 
+from dynotui.core.export import ItemShape
 from dynotui.core.page import C, I, K, Page
 from dynotui.core.source import Source
 
@@ -80,6 +81,10 @@ class Query(Protocol[K, I, C]):
 
     def page_lines(self, items: Sequence[I]) -> str:
         """A page as JSON lines."""
+
+    def export_shape(self) -> ItemShape:
+        """How items are written to an export file (``pages --format``'s own shape);
+        raises InputError when this query's items are not ones to export."""
 
     def key_json(self, key: K) -> str:
         """A boundary as JSON, to copy."""

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from dynotui.core.errors import InputError
+from dynotui.core.export import ItemShape
 from dynotui.core.page import Page
 from dynotui.core.text import visible
 from dynotui.dynamodb.codegen import CodeTarget
@@ -121,6 +123,12 @@ class ImaginedQuery(DynamoItems):
 
     def page_lines(self, items: Sequence[Item]) -> str:
         return self.on_index.page_lines(items)
+
+    def export_shape(self) -> ItemShape:
+        raise InputError(
+            "an imagined index holds no items to export: export the query it was imagined "
+            "for, or create the index first"
+        )
 
     # -- code ---------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import Any
 
 from dynotui.core.exact_json import dumps as exact_dumps
+from dynotui.core.export import ItemShape
 from dynotui.core.page import Page
 from dynotui.core.text import visible
 from dynotui.dynamodb.advice import Measurements, tied_rows
@@ -61,6 +62,12 @@ class DynamoItems:
 
     def page_lines(self, items: Sequence[Item]) -> str:
         return "".join(json.dumps(to_wire(i), ensure_ascii=False) + "\n" for i in items)
+
+    def export_shape(self) -> ItemShape:
+        """As ``pages --format`` writes them: DynamoDB JSON lines, CSV of exact text."""
+        from dynotui.cli.export_options import dynamo_shape
+
+        return dynamo_shape(self.key_columns(), plain=False)
 
 
 @dataclass(frozen=True)

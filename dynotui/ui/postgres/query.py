@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dynotui.core.export import ItemShape, text_shape
 from dynotui.core.text import visible
 from dynotui.postgres.codegen import LANGUAGES, generate_pg
 from dynotui.postgres.connection import PgSession
@@ -163,6 +164,10 @@ class PostgresQuery:
 
     def page_lines(self, rows: Sequence[Row]) -> str:
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+    def export_shape(self) -> ItemShape:
+        """As ``pages --format`` writes rows: PostgreSQL's text, NULL an empty cell."""
+        return text_shape(self.key_columns())
 
     def key_json(self, key: Boundary) -> str:
         return json.dumps(key, ensure_ascii=False)
