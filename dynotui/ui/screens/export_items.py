@@ -39,10 +39,10 @@ from dynotui.core.export_file import (
     make_folder,
     write_export,
 )
+from dynotui.core.figures_text import plural
 from dynotui.core.page import Page, PageSummary
 from dynotui.ui.host import Host
 from dynotui.ui.widgets.safe_text import plain, plain_lines
-from dynotui.ui.widgets.words import plural
 
 SCOPES: tuple[Scope, ...] = ("page", "stack", "query")
 FORMATS: tuple[Format, ...] = ("csv", "jsonl")
