@@ -51,6 +51,21 @@ def history_store(args: argparse.Namespace) -> HistoryStore:
     return HistoryStore.from_settings(enabled=not getattr(args, "no_history", False))
 
 
+def add_terminal_options(parser: argparse.ArgumentParser) -> None:
+    terminal = parser.add_argument_group("terminal")
+    terminal.add_argument(
+        "--no-mouse",
+        action="store_true",
+        help="leave the mouse to the terminal (its own selection and scrolling): keys only",
+    )
+
+
+def wants_mouse(args: argparse.Namespace) -> bool:
+    """False with ``--no-mouse``: the app leaves the mouse to the terminal (its own text
+    selection and scrolling), and is used with keys alone."""
+    return not getattr(args, "no_mouse", False)
+
+
 def open_app(
     client: Any,
     options: ConnectionOptions,
@@ -62,6 +77,7 @@ def open_app(
     history: HistoryStore | None = None,
     resume: HistoryEntry | None = None,
     prices: PriceList | None = None,
+    mouse: bool = True,
 ) -> int:
     # Textual loads only when a terminal UI is wanted.
     set_frame_rate()
@@ -82,7 +98,7 @@ def open_app(
     )
     app = PagerApp(adapter, history=history)
     try:
-        app.run()
+        app.run(mouse=mouse)
     finally:
         if opening is not None:
             opening.close()
@@ -97,6 +113,7 @@ def open_pg_app(
     *,
     history: HistoryStore | None = None,
     resume: HistoryEntry | None = None,
+    mouse: bool = True,
 ) -> int:
     # Textual loads only when a terminal UI is wanted.
     set_frame_rate()
@@ -105,16 +122,16 @@ def open_pg_app(
 
     adapter = PostgresAdapter(session, options, query=query, note=note, resume=resume)
     app = PagerApp(adapter, history=history)
-    app.run()
+    app.run(mouse=mouse)
     return app.return_code or 0
 
 
-def open_export_app(opened: Any, schema: Any, form: QueryForm) -> int:
+def open_export_app(opened: Any, schema: Any, form: QueryForm, *, mouse: bool = True) -> int:
     """The app on a table export (``dynotui --from-export``): no connection, no history."""
     set_frame_rate()
     from dynotui.ui.app import PagerApp
     from dynotui.ui.dynamodb.export import ExportAdapter
 
     app = PagerApp(ExportAdapter(opened, schema, form))
-    app.run()
+    app.run(mouse=mouse)
     return app.return_code or 0

@@ -12,7 +12,13 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from dynotui.cli.app_launch import history_store, open_app, preload_ui
+from dynotui.cli.app_launch import (
+    add_terminal_options,
+    history_store,
+    open_app,
+    preload_ui,
+    wants_mouse,
+)
 from dynotui.cli.demo_export import add_export_option, write_demo_export
 from dynotui.cli.local_cmd import home_with_progress, start_with_progress, watch
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
@@ -65,6 +71,7 @@ def register(sub: Any, help_text: str) -> None:
         "--reseed", action="store_true", help="rebuild the cached demo database from scratch"
     )
     add_export_option(parser)
+    add_terminal_options(parser)
     add_connection_options(
         parser,
         endpoint_help="a DynamoDB Local on this machine to seed and use, e.g. "
@@ -135,7 +142,16 @@ def resume(args: argparse.Namespace, entry: HistoryEntry) -> int:
     def reopened(client: Any, options: ConnectionOptions, _: DynamoDBLocal) -> int:
         history = history_store(args)
         form = QueryForm()
-        return open_app(client, options, None, form, history=history, resume=entry, prices=prices)
+        return open_app(
+            client,
+            options,
+            None,
+            form,
+            history=history,
+            resume=entry,
+            prices=prices,
+            mouse=wants_mouse(args),
+        )
 
     return _own_demo(connection_options(args), False, reopened)
 
@@ -198,7 +214,13 @@ def _show(
     if not args.no_tui and not args.serve:
         form = QueryForm(partition_value=BIG_CUSTOMER)
         return open_app(
-            client, options, TABLE, form, history=history_store(args), prices=prices_from_args(args)
+            client,
+            options,
+            TABLE,
+            form,
+            history=history_store(args),
+            prices=prices_from_args(args),
+            mouse=wants_mouse(args),
         )
     for line in summary(describe_table(client, TABLE)).splitlines():
         print(visible(line))

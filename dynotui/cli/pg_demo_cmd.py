@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Any
 
-from dynotui.cli.app_launch import history_store, open_pg_app, preload_ui
+from dynotui.cli.app_launch import history_store, open_pg_app, preload_ui, wants_mouse
 from dynotui.core.text import visible
 from dynotui.local.progress import Step
 
@@ -74,7 +74,9 @@ def _show(server: Any, args: argparse.Namespace) -> int:
         return 0
     query = PgQuery(table, table.order("orders_created_id"))
     try:
-        return open_pg_app(session, options, query, NOTE, history=history_store(args))
+        return open_pg_app(
+            session, options, query, NOTE, history=history_store(args), mouse=wants_mouse(args)
+        )
     finally:
         session.close()
         print("Stopping the demo PostgreSQL.", file=sys.stderr)

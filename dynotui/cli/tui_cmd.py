@@ -7,11 +7,13 @@ import argparse
 from typing import TYPE_CHECKING
 
 from dynotui.cli.app_launch import (
+    add_terminal_options,
     history_store,
     open_app,
     open_export_app,
     open_pg_app,
     preload_ui,
+    wants_mouse,
 )
 from dynotui.cli.options import connection_options
 from dynotui.cli.postgres_options import add_postgres_options
@@ -67,6 +69,7 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="keep no history of this run (also: history = false in config.toml)",
     )
+    add_terminal_options(parser)
     add_postgres_options(parser)
 
 
@@ -88,7 +91,9 @@ def run_postgres(args: argparse.Namespace) -> int:
         preload_ui("postgres")
         # The session's own options: its statement timeout survives a reconnect.
         options = session.options or PgOptions(uri=args.postgres or None)
-        return open_pg_app(session, options, query, history=history_store(args))
+        return open_pg_app(
+            session, options, query, history=history_store(args), mouse=wants_mouse(args)
+        )
     finally:
         session.close()
 
@@ -113,7 +118,9 @@ def run_resume(args: argparse.Namespace) -> int:
         session = connect(pg_options)
         try:
             preload_ui("postgres")
-            return open_pg_app(session, pg_options, None, history=store, resume=entry)
+            return open_pg_app(
+                session, pg_options, None, history=store, resume=entry, mouse=wants_mouse(args)
+            )
         finally:
             session.close()
     from dynotui.dynamodb import history_entry
@@ -140,7 +147,16 @@ def run_resume(args: argparse.Namespace) -> int:
         ) from None
     preload_ui()
     prices = prices_from_args(args)
-    return open_app(client, options, None, QueryForm(), history=store, resume=entry, prices=prices)
+    return open_app(
+        client,
+        options,
+        None,
+        QueryForm(),
+        history=store,
+        resume=entry,
+        prices=prices,
+        mouse=wants_mouse(args),
+    )
 
 
 def form_from_args(args: argparse.Namespace) -> QueryForm:
@@ -184,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
         opening=opening,
         history=history_store(args),
         prices=prices,
+        mouse=wants_mouse(args),
     )
 
 
@@ -213,4 +230,4 @@ def run_export(args: argparse.Namespace) -> int:
         if form.order not in {order.name for order in schema.orders}:
             raise InputError(f"--index-name {form.order!r} is not an index of the key schema")
         preload_ui()
-        return open_export_app(opened, schema, form)
+        return open_export_app(opened, schema, form, mouse=wants_mouse(args))

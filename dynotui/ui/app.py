@@ -46,6 +46,7 @@ from dynotui.ui.query import Query
 from dynotui.ui.screens.main import MainScreen
 from dynotui.ui.session import Session
 from dynotui.ui.share import Share
+from dynotui.ui.theme import ThemeKeeper
 from dynotui.ui.widgets.pager_view import PagerView, ViewState
 from dynotui.ui.widgets.safe_text import notify, notify_error
 
@@ -101,6 +102,7 @@ class PagerApp(App[None]):
         self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
         self.notified = notified
         self._main_screen: MainScreen | None = None
+        self.themes = ThemeKeeper(self, lambda words, severity: self.say(words, severity=severity))
 
     def get_default_screen(self) -> Screen[None]:
         self._main_screen = MainScreen(
@@ -110,6 +112,7 @@ class PagerApp(App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = visible(self.adapter.label)
+        self.themes.watch()
 
     def _main_screen_ready(self) -> None:
         """The main screen and its views are up: open what the command line asked for."""
