@@ -62,7 +62,8 @@ async def test_figures_are_aligned_and_nothing_is_cut(
         assert figure(blocks["#page-cost"], "Scanned") == (f"{page.scanned_count:,}", "items")
         assert figure(blocks["#page-cost"], "Capacity") == (f"{page.cost.headline:g}", "RCU")
         assert len(_number_ends(blocks["#page-cost"], ("Capacity", "Scanned", "Count"))) == 1
-        assert len(_number_ends(blocks["#query-cost"], ("Calls", "Cost", "Per page"))) == 1
+        query_labels = ("Calls", "Cost", "Page p50", "Page max")
+        assert len(_number_ends(blocks["#query-cost"], query_labels)) == 1
         # Laid out here, never rewrapped or cut by the widget: what we wrote is on screen.
         for name, text in blocks.items():
             widget = view.query_one(name, TextStatic)
@@ -82,6 +83,9 @@ async def test_figures_are_aligned_and_nothing_is_cut(
         expected = measures.capacity_mean * 0.125  # USD a million views at 0.125 a million
         assert float(on_demand[0].lstrip("$")) == pytest.approx(expected, rel=5e-3)
         assert "provisioned" in query and "on-deman\n" not in query
+        # A chart only where pages differ: a flat line was drawn blank.
+        costs = {summary.cost.headline for summary in view.pager.series()}
+        assert view.query_one("#capacity-spark").display is (len(costs) > 1)
 
 
 async def test_the_strip_says_the_sidebars_figures_in_two_whole_lines(

@@ -126,10 +126,12 @@ def query_rows(
     if capacity is None:
         rows.append(Row("Per page", note="cost not reported"))
     else:
+        # Which figure is in the label, not a note: a note may go under its number in a
+        # narrow sidebar, and "p50" alone on a line says nothing.
         rows += [
-            Row("Per page", number(capacity.p50), capacity.unit, "p50"),
-            Row("", number(capacity.p99), capacity.unit, "p99"),
-            Row("", number(capacity.max), capacity.unit, "max"),
+            Row("Page p50", number(capacity.p50), capacity.unit),
+            Row("Page p99", number(capacity.p99), capacity.unit),
+            Row("Page max", number(capacity.max), capacity.unit),
         ]
         if capacity.swing is not None and capacity.swings:
             rows.append(Row("", times(capacity.swing), "", "p99/p50, pages differ", True))

@@ -324,9 +324,11 @@ class CostSidebar(VerticalScroll):
         data = [p.cost.headline or 0.0 for p in series]
         if spark.data != data:
             spark.data = data
-        # No chart of nothing: a side with no page yet, or an endpoint reporting no cost.
-        spark.display = any(data)
-        self.query_one("#spark-label", TextStatic).display = any(data)
+        # No chart of nothing: a side with no page yet, an endpoint reporting no cost, or
+        # pages that all cost the same (a flat line, drawn blank; the figures say it).
+        charted = any(data) and len(set(data)) > 1
+        spark.display = charted
+        self.query_one("#spark-label", TextStatic).display = charted
         advice = Text()
         if findings:
             advice.append("Advisor\n", style="bold")
