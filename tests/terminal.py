@@ -88,3 +88,23 @@ class Terminal:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(10)
         os.close(self.master)
+
+
+def on_the_demo_table(endpoint_url: str, *args: str, size: tuple[int, int] = (120, 36)) -> Terminal:
+    """dynotui on the demo table's biggest customer, page 1, keeping no history."""
+    from dynotui.local import demo
+
+    return Terminal(
+        [
+            "--endpoint-url",
+            endpoint_url,
+            "--table-name",
+            demo.TABLE,
+            "--partition-value",
+            demo.BIG_CUSTOMER,
+            "--no-history",
+            *args,
+        ],
+        {**os.environ, "DYNOTUI_CURSOR_SECRET": "test-secret-0123456789"},
+        size,
+    )

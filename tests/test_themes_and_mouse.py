@@ -3,20 +3,18 @@ start; ``--no-mouse`` leaves the mouse to the terminal."""
 
 from __future__ import annotations
 
-import os
 import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from terminal import Terminal
+from terminal import on_the_demo_table
 from textual.command import CommandPalette
 from uihelpers import make_app, messages
 
 from dynotui.core.config_write import remember, with_value
 from dynotui.core.errors import InputError
-from dynotui.local import demo
 from dynotui.ui.testing import settle
 
 if sys.version_info >= (3, 11):
@@ -165,21 +163,7 @@ def test_a_linked_settings_file_is_written_where_it_points(tmp_path: Path) -> No
 
 def _first_page(ddb: Any, *extra: str) -> bytes:
     """What the app writes to a real terminal up to its first page, and on quitting."""
-    env = {**os.environ, "DYNOTUI_CURSOR_SECRET": "test-secret-0123456789"}
-    terminal = Terminal(
-        [
-            "--endpoint-url",
-            ddb.endpoint_url,
-            "--table-name",
-            demo.TABLE,
-            "--partition-value",
-            demo.BIG_CUSTOMER,
-            "--no-history",
-            *extra,
-        ],
-        env,
-        size=(100, 30),
-    )
+    terminal = on_the_demo_table(ddb.endpoint_url, *extra, size=(100, 30))
     try:
         terminal.wait_for(lambda t: "Page 1" in t)
         terminal.send(b"q")

@@ -36,6 +36,7 @@ from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.spec import PAGE_SIZE_MAX, SORT_OPERATORS, typed_value
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.external_editor import edit_field
 from dynotui.ui.screens.form_screen import FormScreen
 from dynotui.ui.widgets.form import ErrorLine, FormRow
 from dynotui.ui.widgets.safe_text import plain, plain_lines
@@ -89,6 +90,7 @@ class QueryScreen(FormScreen[DynamoQuery | PartiQLQuery | None]):
         Binding("escape", "dismiss(None)", "Cancel"),
         Binding("ctrl+s", "run", "Run query"),
         Binding("ctrl+t", "switch_tab", "Query / PartiQL"),
+        Binding("ctrl+o", "edit_externally", "$EDITOR"),  # ctrl+e: the fields' end of line
     ]
 
     def __init__(
@@ -277,6 +279,14 @@ class QueryScreen(FormScreen[DynamoQuery | PartiQLQuery | None]):
             self.query_one("#statement", TextArea).focus()
         else:
             self.query_one("#partition_value", Input).focus()
+
+    def action_edit_externally(self) -> None:
+        """The focused field's text in $EDITOR; what is saved is checked at ctrl+s."""
+        field = self.focused
+        suffix = ".sql" if field is not None and field.id == "statement" else ".txt"
+        said = edit_field(self.app, field, suffix)
+        if said:
+            self.notify(said, title="$EDITOR", severity="warning", markup=False)
 
     def _run_partiql(self) -> None:
         for name in ("statement", "parameters", "partiql_page_size"):
