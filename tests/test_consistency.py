@@ -170,3 +170,24 @@ async def test_the_order_picker_and_query_line_say_it(client: Any, demo_table: s
         await settle(pilot)
         line = text_of(gsi.main_view.query_one("#query-line", Static))
         assert "by_status (gsi)" in line and "eventually consistent" in line
+
+
+async def test_a_partiql_select_of_a_gsi_says_it_on_the_query_line(
+    client: Any, demo_table: str
+) -> None:
+    from dynotui.ui.dynamodb.partiql import PartiQLQuery
+
+    for order, said in (("by_status", True), ("table", False)):
+        value = demo.RARE_STATUS if order == "by_status" else demo.BIG_CUSTOMER
+        app = make_app(client, QueryForm(order=order, partition_value=value, page_size="10"))
+        async with app.run_test(size=(200, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("colon")
+            await settle(pilot)
+            await pilot.press("ctrl+s")  # the form's own SELECT of this order
+            await settle(pilot)
+            query = app.main_view.state.query
+            assert isinstance(query, PartiQLQuery) and query.order.name == order
+            line = text_of(app.main_view.query_one("#query-line", Static))
+            assert line.startswith("PartiQL")
+            assert ("eventually consistent (a GSI)" in line) is said, line

@@ -65,6 +65,8 @@ class PartiQLQuery(DynamoItems):
 
     def title(self) -> str:
         consistent = " · strongly consistent" if self.statement.consistent_read else ""
+        if self._reads_this_table() and self.order.kind == "gsi":
+            consistent = " · eventually consistent (a GSI)"  # a strong read of one is refused
         return visible(
             f"PartiQL · {' '.join(self.statement.text.split())}{self._parameters_text()} · "
             f"{self.statement.page_size}/page (ExecuteStatement, Limit = page size){consistent}"
