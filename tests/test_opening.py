@@ -72,6 +72,39 @@ def test_page_one_equals_a_plain_query_and_the_pager_goes_on(
     opening.close()
 
 
+@pytest.mark.parametrize("fork", MODES)
+def test_with_no_table_the_table_names_are_read_while_the_app_loads(
+    ddb: Any, client: Any, demo_table: str, fork: bool
+) -> None:
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    opening = Opening(options, None, QueryForm(), fork=fork).start()
+    result = opened(opening)
+    truth: list[str] = []
+    for page in client.get_paginator("list_tables").paginate():
+        truth.extend(page["TableNames"])
+    assert demo_table in truth
+    assert result.error is None and result.schema is None and result.page is None
+    assert result.tables == truth
+    assert isinstance(opening.wait_for_client(), LazyClient) is fork
+    assert opening.label.startswith(ddb.endpoint_url)
+    if fork:
+        assert gone(opening)  # nothing more to read for the app: the child has gone
+    opening.close()
+
+
+@pytest.mark.parametrize("fork", MODES)
+def test_table_names_that_cannot_be_read_at_open_are_left_to_the_app(fork: bool) -> None:
+    with FaultProxy("http://127.0.0.1:9", fault_rate=0.0) as proxy:
+        proxy.fail_all = True
+        proxy.operations = ("ListTables",)
+        options = ConnectionOptions(endpoint_url=proxy.endpoint_url, max_attempts=1)
+        opening = Opening(options, None, QueryForm(), fork=fork).start()
+        result = opened(opening)
+        assert proxy.arrived >= 1  # it was asked, and refused
+    assert result.tables is None and result.error is None  # the app lists and says why
+    opening.close()
+
+
 def gone(opening: Opening, timeout: float = 5.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -317,3 +350,76 @@ async def test_a_query_opened_from_the_command_line_is_in_history_however_early_
         assert entry.page == 1 and reopening.spec is not None
         assert reopening.spec.table == demo_table and reopening.start_json is None
     assert missing == [], f"not in history after runs {missing} of {REPEATS}"
+
+
+@needs_fork
+async def test_the_apps_own_client_is_made_once_page_one_is_in_not_while_it_comes(
+    ddb: Any, client: Any, demo_table: str
+) -> None:
+    # Making the client loads botocore on the app's one interpreter: while the child still
+    # reads page 1, that would hold back the page's arrival on screen.
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
+
+    with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
+        proxy.gate = threading.Event()  # page 1's calls wait until the app is up
+        # ... however long a busy machine takes to start it: no read timeout meanwhile.
+        options = ConnectionOptions(endpoint_url=proxy.endpoint_url, read_timeout=300)
+        form = QueryForm(partition_value="acme", page_size="7")
+        opening = Opening(options, demo_table, form, fork=True).start()
+        lazy = opening.wait_for_client()
+        adapter = DynamoDBAdapter(
+            lazy, options, label="tests", table=demo_table, form=form, preread=opening
+        )
+        app = PagerApp(adapter)
+        try:
+            async with app.run_test(size=(160, 50)) as pilot:
+                deadline = time.monotonic() + 60
+                while not adapter._warm_when_opened and time.monotonic() < deadline:
+                    await pilot.pause(0.05)  # until the first screen is up (started)
+                assert adapter._warm_when_opened, "the app started with page 1 still coming"
+                await pilot.pause(0.5)
+                assert not opening.done.is_set(), opening.opened
+                assert lazy._client is None
+                proxy.gate.set()
+                deadline = time.monotonic() + 60
+                while (app.pager is None or lazy._client is None) and (time.monotonic() < deadline):
+                    await pilot.pause(0.05)
+                assert app.pager is not None and app.pager.current is not None
+                assert app.pager.current.items == plain_pages(client, demo_table, 7, 1)[0]
+                assert lazy._client is not None  # made once page 1 was in
+        finally:
+            opening.close()
+
+
+@pytest.mark.parametrize("fork", MODES)
+async def test_the_table_list_shows_the_names_read_at_open_without_listing_again(
+    ddb: Any, client: Any, demo_table: str, fork: bool
+) -> None:
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
+    from dynotui.ui.screens.picker import PickerScreen
+    from dynotui.ui.testing import settle
+
+    truth: list[str] = []
+    for page in client.get_paginator("list_tables").paginate():
+        truth.extend(page["TableNames"])
+    with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
+        options = ConnectionOptions(endpoint_url=proxy.endpoint_url)
+        opening = Opening(options, None, QueryForm(), fork=fork).start()
+        adapter = DynamoDBAdapter(
+            opening.wait_for_client(), options, label="tests", table=None, preread=opening
+        )
+        app = PagerApp(adapter)
+        try:
+            async with app.run_test(size=(160, 50)) as pilot:
+                deadline = time.monotonic() + 60
+                while not isinstance(app.screen, PickerScreen) and time.monotonic() < deadline:
+                    await pilot.pause(0.05)
+                await settle(pilot)
+                assert isinstance(app.screen, PickerScreen)
+                assert app.screen.picker_title.startswith(f"Tables ({len(truth)})")
+                assert [value for value, _ in app.screen.choices] == truth
+                assert proxy.forwarded["ListTables"] == 1  # read at open, not again
+        finally:
+            opening.close()

@@ -8,13 +8,14 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Any
 
-from dynotui.dynamodb.connection import ConnectionOptions, describe
-from dynotui.dynamodb.opening import Opening
-from dynotui.dynamodb.query_form import QueryForm
-
 if TYPE_CHECKING:
+    # The command line is parsed with none of these loaded (``dynotui --help``, the
+    # subcommands); the run that opens the app imports them.
     from dynotui.core.history import HistoryEntry, HistoryStore
     from dynotui.core.money import PriceList
+    from dynotui.dynamodb.connection import ConnectionOptions
+    from dynotui.dynamodb.opening import Opening
+    from dynotui.dynamodb.query_form import QueryForm
     from dynotui.postgres.connection import PgOptions, PgSession
     from dynotui.postgres.sql import PgQuery
 
@@ -81,6 +82,7 @@ def open_app(
 ) -> int:
     # Textual loads only when a terminal UI is wanted.
     set_frame_rate()
+    from dynotui.dynamodb.connection import describe
     from dynotui.ui.app import PagerApp
     from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
 

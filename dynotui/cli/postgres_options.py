@@ -7,7 +7,6 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from dynotui.core import config
 from dynotui.core.errors import InputError
 
 MODES = ("keyset", "offset")
@@ -100,6 +99,8 @@ TRUST_NOTE = (
 
 def configured_trust(settings: Mapping[str, Any] | None = None) -> bool:
     """``trust_database_code`` under ``[postgres]`` in config.toml (default false)."""
+    from dynotui.core import config  # read when asked, not when options are parsed
+
     table = config.table("postgres", settings)
     where = f"in the settings file {config.config_path()}"
     unknown = sorted(set(table) - {TRUST_KEY})

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from dynotui.cli.options import connection_options
 from dynotui.cli.output import write_line
 from dynotui.core.errors import InputError
 from dynotui.core.text import visible
-from dynotui.dynamodb.schema import TableSchema
+
+if TYPE_CHECKING:
+    from dynotui.dynamodb.schema import TableSchema
 
 MAX_PARTITIONS = 10_000
 
@@ -100,6 +101,8 @@ def export_schema(
     table = opened.export.table_name
 
     def describe() -> TableSchema:
+        from dynotui.cli.options import connection_options
+
         options = connection_options(args)
         if options.region is None and opened.export.region:
             options = replace(options, region=opened.export.region)

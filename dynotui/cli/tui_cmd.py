@@ -6,25 +6,16 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from dynotui.cli.app_launch import (
-    add_terminal_options,
-    history_store,
-    open_app,
-    open_export_app,
-    open_pg_app,
-    preload_ui,
-    wants_mouse,
-)
-from dynotui.cli.options import connection_options
+# Parsing the command line imports only what the options need: what running it needs
+# (the client, the opening, the app) is imported by the run that needs it.
+from dynotui.cli.app_launch import add_terminal_options, wants_mouse
 from dynotui.cli.postgres_options import add_postgres_options
-from dynotui.cli.price_options import add_price_options, prices_from_args
-from dynotui.cli.table_export_options import add_export_options, refuse_export_flags
+from dynotui.cli.price_options import add_price_options
+from dynotui.cli.table_export_options import add_export_options
 from dynotui.core.errors import InputError, ServiceError
-from dynotui.dynamodb.opening import Opening
-from dynotui.dynamodb.query_form import QueryForm, segment_count
 
 if TYPE_CHECKING:
-    pass
+    from dynotui.dynamodb.query_form import QueryForm
 
 
 def add_open_options(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +65,7 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_postgres(args: argparse.Namespace) -> int:
+    from dynotui.cli.app_launch import history_store, open_pg_app, preload_ui
     from dynotui.cli.postgres_options import (
         check_no_dynamodb_flags,
         connect_from_args,
@@ -100,6 +92,10 @@ def run_postgres(args: argparse.Namespace) -> int:
 
 def run_resume(args: argparse.Namespace) -> int:
     """``dynotui --resume``: the query viewed last, on the connection it was read on."""
+    from dynotui.cli.app_launch import history_store, open_app, open_pg_app, preload_ui
+    from dynotui.cli.price_options import prices_from_args
+    from dynotui.dynamodb.query_form import QueryForm
+
     store = history_store(args)
     if not store.enabled:
         raise InputError("--resume needs the history, which is off (--no-history or config)")
@@ -161,6 +157,8 @@ def run_resume(args: argparse.Namespace) -> int:
 
 def form_from_args(args: argparse.Namespace) -> QueryForm:
     """The query the command line asks for, as the query form holds it."""
+    from dynotui.dynamodb.query_form import QueryForm
+
     return QueryForm(
         order=args.index_name or "table",
         partition_value=args.partition_value or "",
@@ -176,6 +174,8 @@ def form_from_args(args: argparse.Namespace) -> QueryForm:
 def run(args: argparse.Namespace) -> int:
     if args.resume:
         return run_resume(args)
+    from dynotui.cli.table_export_options import refuse_export_flags
+
     if args.from_export is not None:
         return run_export(args)
     refuse_export_flags(args)
@@ -183,6 +183,12 @@ def run(args: argparse.Namespace) -> int:
         return run_postgres(args)
     if args.mode in ("keyset", "offset"):
         raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
+    from dynotui.cli.app_launch import history_store, open_app, preload_ui
+    from dynotui.cli.options import connection_options
+    from dynotui.cli.price_options import prices_from_args
+    from dynotui.dynamodb.opening import Opening
+    from dynotui.dynamodb.query_form import segment_count
+
     options = connection_options(args)
     prices = prices_from_args(args)  # bad prices are said before anything starts
     form = form_from_args(args)
@@ -207,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     """``dynotui --from-export PATH``: the pager on a table export, read with DuckDB (no
     read units), the key schema from ``--key-schema`` or the live table's DescribeTable."""
+    from dynotui.cli.app_launch import open_export_app, preload_ui
     from dynotui.cli.table_export_options import export_schema, open_export
 
     given = [

@@ -13,7 +13,7 @@ import re
 import threading
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynotui.core.advisor import Finding
 from dynotui.core.figures_text import per_item_text, plural
@@ -23,8 +23,9 @@ from dynotui.dynamodb.condition import Tree, conjuncts, tested_names
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.spec import QuerySpec
-from dynotui.dynamodb.what_if.rewrite import ImaginedIndex
-from dynotui.dynamodb.what_if.suggest import command_words, suggested_index
+
+if TYPE_CHECKING:
+    from dynotui.dynamodb.what_if.rewrite import ImaginedIndex
 
 MIN_READ = 20  # below this many items read, a ratio says nothing
 WASTE_RATIO = 0.5
@@ -257,6 +258,9 @@ class DynamoAdvisor:
     def suggested(self) -> ImaginedIndex | None:
         """The GSI this query's filter points at (``what_if.suggest``), if any."""
         if self._suggested is None:
+            # What-if loads when a page is first advised on, not with the app's start.
+            from dynotui.dynamodb.what_if.suggest import suggested_index
+
             self._suggested = (suggested_index(self.spec, self.schema),)
         return self._suggested[0]
 
@@ -265,6 +269,8 @@ class DynamoAdvisor:
         index = self.suggested if self._wasteful() else None
         if index is None:
             return []
+        from dynotui.dynamodb.what_if.suggest import command_words
+
         keys = f"`{index.partition_key}` as its partition key" + (
             f" and `{index.sort_key}` as its sort key" if index.sort_key else ""
         )

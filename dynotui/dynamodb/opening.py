@@ -30,7 +30,7 @@ from dynotui.dynamodb.connection import (
 )
 from dynotui.dynamodb.lazy_client import LazyClient, StandInGone
 from dynotui.dynamodb.query_form import QueryForm, build_spec, segment_count
-from dynotui.dynamodb.schema import TableSchema, describe_table
+from dynotui.dynamodb.schema import TableSchema, describe_table, list_tables
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.process.forked import Forked, Send, can_fork, portable
@@ -45,6 +45,9 @@ class Opened:
     pager: Pager | None = None
     page: Page[Any] | None = None
     error: BaseException | None = None
+    # With no table named, the table names (ListTables), or None if they could not be
+    # listed here: the app lists them again and says why.
+    tables: list[str] | None = None
 
 
 class Opening:
@@ -76,7 +79,7 @@ class Opening:
         self._thread = threading.Thread(target=self._run, name="dynotui-open", daemon=True)
 
     def start(self) -> Opening:
-        if self.fork and self.table is not None:
+        if self.fork:
             self._child = Forked(self._in_child)  # before any thread: fork copies only one
             # The app starts at once; its own client is made once its first screen is up.
             self.client = LazyClient(self.options)
@@ -110,7 +113,7 @@ class Opening:
         send((describe(client, self.options), None))
         self._open(client)
         opened = self.opened
-        send((opened.schema, opened.spec, opened.page, portable(opened.error)))
+        send((opened.schema, opened.spec, opened.page, portable(opened.error), opened.tables))
         # Then the parent's reads, until its own client is ready (it sends None).
         while (request := receive()) is not None:
             name, params = request
@@ -152,12 +155,12 @@ class Opening:
             return
         self.label = label
         try:
-            schema, spec, page, error = child.receive()
+            schema, spec, page, error, tables = child.receive()
         except EOFError:
             if not self._closed:
                 self._open(self.client)  # page 1 is read here after all
             return
-        self.opened = Opened(schema=schema, spec=spec, page=page, error=error)
+        self.opened = Opened(schema=schema, spec=spec, page=page, error=error, tables=tables)
         if spec is not None and page is not None:
             self.opened.pager = Pager(self._source(self.client, spec, schema))
             self.forked_page = True
@@ -199,9 +202,12 @@ class Opening:
         return QuerySource(client, spec, schema, measurements=self.measurements, clock=self.clock)
 
     def _open(self, client: Any) -> None:
-        """DescribeTable, then page 1 if the command line said enough to read it."""
+        """DescribeTable, then page 1 if the command line said enough to read it; with
+        no table, the table names."""
         try:
             if self.table is None:
+                with contextlib.suppress(Exception):  # the app lists them and says why
+                    self.opened.tables = list_tables(client)
                 return
             self.opened.schema = schema = describe_table(client, self.table)
             form = self.form

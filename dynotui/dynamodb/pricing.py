@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from dynotui.core import config
 from dynotui.core.errors import InputError
 from dynotui.core.money import PriceList, Rate
 
@@ -56,6 +55,8 @@ def read_prices(
 ) -> PriceList:
     """The prices in force: a flag beats ``[pricing]`` in the settings, which beats the
     dated default. ``settings`` is the whole parsed settings file (read when None)."""
+    from dynotui.core import config  # read when prices are, not when options are parsed
+
     table = config.table("pricing", settings)
     unknown = sorted(set(table) - set(SETTINGS_KEYS))
     if unknown:

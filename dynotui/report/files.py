@@ -7,12 +7,13 @@ import re
 import tempfile
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dynotui.core.errors import InputError
 from dynotui.core.history import history_dir
-from dynotui.report.html import render_html
-from dynotui.report.markdown import render_markdown
-from dynotui.report.model import Report
+
+if TYPE_CHECKING:
+    from dynotui.report.model import Report
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -49,6 +50,10 @@ def reports_folder() -> Path:
 def write_report(report: Report, folder: Path, when: datetime) -> tuple[Path, Path]:
     """The report as one self-contained HTML file and as Markdown, side by side; the
     folder is made (for its owner only) if it is not there yet."""
+    # The renderers load when a report is written, not with the app that may write one.
+    from dynotui.report.html import render_html
+    from dynotui.report.markdown import render_markdown
+
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     stem = report_stem(report, when)
     html_path, markdown_path = folder / f"{stem}.html", folder / f"{stem}.md"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, Literal, Protocol
+from typing import TYPE_CHECKING, Generic, Literal, Protocol
 
 from dynotui.core.errors import InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
@@ -29,10 +29,12 @@ from dynotui.core.money import PriceList
 from dynotui.core.page import C, I, K, Page
 from dynotui.core.pager import Pager
 from dynotui.core.segments import SegmentedRead
-from dynotui.report.model import Report
 from dynotui.ui.actions import Action
 from dynotui.ui.host import Counted, Host
 from dynotui.ui.query import Query
+
+if TYPE_CHECKING:
+    from dynotui.report.model import Report  # made by the report, when one is asked for
 
 Side = Literal["main", "compare"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynotui.core.errors import InputError, error_words
 from dynotui.core.foreign import ForeignReader, ForeignStart
@@ -33,7 +33,6 @@ from dynotui.dynamodb.query_form import segment_count as wanted_segments
 from dynotui.dynamodb.schema import BASE, TableSchema, describe_table, list_tables
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
-from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
 from dynotui.ui.adapter import Answer, CursorStart, FirstPage, NewStack, Shown, Side
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
@@ -43,6 +42,9 @@ from dynotui.ui.dynamodb.segmented import SegmentClients, split, split_now, whol
 from dynotui.ui.dynamodb.what_ifs import WHAT_IF, WhatIfs
 from dynotui.ui.host import Counted, Host
 from dynotui.ui.query import Query
+
+if TYPE_CHECKING:
+    from dynotui.report.model import Report  # made by the report, when one is asked for
 
 WORDS = {
     "edit_query": ("Query", "Edit the query: keys, filter, projection, page size"),
@@ -105,6 +107,8 @@ class DynamoDBAdapter:
         # What each order measured, shared by every query so advisors can compare orders.
         self.measurements = preread.measurements if preread is not None else Measurements()
         self.segment_clients = SegmentClients(options, client)
+        self._listed_at_open: list[str] | None = None  # the table names read at open
+        self._warm_when_opened = False
         self.what_ifs = WhatIfs()  # the session's estimates, the latest per query
 
     # -- the adapter protocol ---------------------------------------------------------------
@@ -148,11 +152,24 @@ class DynamoDBAdapter:
             self.choose_table(host, answer)
 
     def started(self) -> None:
+        preread = self.preread
+        if preread is not None and not preread.done.is_set():
+            # Page 1 (or the table names) is still coming: making the client loads botocore
+            # on this process's one interpreter, which would hold back its arrival on screen
+            # (seconds, on a busy machine). The child's client stands in until then.
+            self._warm_when_opened = True
+            return
+        self._warm()
+
+    def _warm(self) -> None:
+        self._warm_when_opened = False
         warm = getattr(self._client, "warm", None)  # a LazyClient: make the real client now
         if warm is not None:
             warm()
 
     def choose_table(self, host: Host, answer: DynamoAnswer) -> None:
+        """The table picker, on the names ListTables gives (the first time, as it gave
+        them while the app loaded, when it did)."""
         from dynotui.ui.screens.picker import PickerScreen
 
         answer = self._split(host, answer)
@@ -168,6 +185,10 @@ class DynamoDBAdapter:
                 chosen,
             )
 
+        listed_already, self._listed_at_open = self._listed_at_open, None
+        if listed_already is not None:
+            listed(listed_already)
+            return
         host.call(lambda: list_tables(client), listed, lambda e: host.fail(e, "Tables"))
 
     def edit_query(self, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
@@ -475,6 +496,13 @@ class DynamoDBAdapter:
 
     def _opened(self, host: Host, opened: Opened, answer: DynamoAnswer) -> None:
         """The table (and page 1) read while the app loaded, as far as it got."""
+        try:
+            self._show_opened(host, opened, answer)
+        finally:
+            if self._warm_when_opened:  # what was read at open is in: the app's own client
+                self._warm()
+
+    def _show_opened(self, host: Host, opened: Opened, answer: DynamoAnswer) -> None:
         form = self.form
         preread = self.preread
         if preread is not None and preread.label and preread.label != self._label:
@@ -484,6 +512,7 @@ class DynamoDBAdapter:
             host.fail(opened.error, f"Table {self.table}")
         if opened.schema is None:
             if opened.error is None:
+                self._listed_at_open = opened.tables
                 self.choose_table(host, answer)
             return
         if opened.spec is not None and opened.page is None and wanted_segments(form) > 1:

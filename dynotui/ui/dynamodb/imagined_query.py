@@ -13,20 +13,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynotui.core.errors import InputError
 from dynotui.core.export import ItemShape
 from dynotui.core.page import Page
 from dynotui.core.text import visible
-from dynotui.dynamodb.codegen import CodeTarget
 from dynotui.dynamodb.condition import conjuncts, tested_names
 from dynotui.dynamodb.dynamo_json import Item
-from dynotui.dynamodb.what_if.code import generate, update_table_params
-from dynotui.dynamodb.what_if.imagined import EstimatedSource, Imagined
-from dynotui.dynamodb.what_if.report_section import FENCES
 from dynotui.ui.dynamodb.query import DynamoItems, DynamoQuery
 from dynotui.ui.query import Clock, CodeTab
+
+if TYPE_CHECKING:
+    # What-if loads when an index is first imagined, not with the app's start.
+    from dynotui.dynamodb.what_if.imagined import EstimatedSource, Imagined
 
 ESTIMATED_NOTE = "estimated: an imagined index, nothing read"
 CREATE_TABS = {"cli": "Create it · AWS CLI", "boto3": "Create it · boto3"}
@@ -135,6 +135,8 @@ class ImaginedQuery(DynamoItems):
     def create_params(self) -> dict[str, Any]:
         spec, index = self.imagined.spec, self.imagined.index
         order = self.imagined.schema.order(index.index_name)
+        from dynotui.dynamodb.what_if.code import update_table_params
+
         sort_type = order.sort_key.type if order.sort_key else None
         return update_table_params(
             spec.table, index, order.partition_key.type, sort_type, self.provisioned
@@ -143,6 +145,10 @@ class ImaginedQuery(DynamoItems):
     def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         """The code that would create the index (shown, never run), then the code that
         would read this page from it once it exists."""
+        from dynotui.dynamodb.codegen import CodeTarget
+        from dynotui.dynamodb.what_if.code import generate
+        from dynotui.dynamodb.what_if.report_section import FENCES
+
         assert isinstance(target, CodeTarget)
         params = self.create_params()
         tabs = {

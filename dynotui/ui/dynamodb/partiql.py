@@ -8,10 +8,8 @@ from typing import Any
 
 from dynotui.core.page import Page
 from dynotui.core.text import visible
-from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget
 from dynotui.dynamodb.dynamo_json import Item, to_wire
 from dynotui.dynamodb.partiql import PartiQLSource, Statement
-from dynotui.dynamodb.partiql_codegen import generate_partiql
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.ui.dynamodb.cells import cell
@@ -105,6 +103,9 @@ class PartiQLQuery(DynamoItems):
         return json.dumps({"NextToken": key})
 
     def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
+        from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget  # when asked for
+        from dynotui.dynamodb.partiql_codegen import generate_partiql
+
         assert isinstance(target, CodeTarget)
         return {
             language: CodeTab(

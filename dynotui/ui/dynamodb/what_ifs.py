@@ -11,23 +11,24 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynotui.core.pager import Pager
 from dynotui.core.text import visible
 from dynotui.dynamodb.advice import DynamoAdvisor
-from dynotui.dynamodb.codegen import CodeTarget
-from dynotui.dynamodb.what_if.imagined import EstimatedSource
-from dynotui.dynamodb.what_if.report_section import section
-from dynotui.dynamodb.what_if.rewrite import ImaginedIndex
-from dynotui.dynamodb.what_if.suggest import suggested_index
-from dynotui.report.model import Estimated
 from dynotui.ui.actions import Action
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
-from dynotui.ui.dynamodb.what_if_form import WhatIfAsk, WhatIfForm
-from dynotui.ui.dynamodb.what_if_run import WhatIfBroken, WhatIfMade
 from dynotui.ui.host import Host
+
+if TYPE_CHECKING:
+    # The what-if form, its run and its report load when a what-if is first asked for,
+    # not with the app's start.
+    from dynotui.dynamodb.codegen import CodeTarget
+    from dynotui.dynamodb.what_if.rewrite import ImaginedIndex
+    from dynotui.report.model import Estimated
+    from dynotui.ui.dynamodb.what_if_form import WhatIfAsk
+    from dynotui.ui.dynamodb.what_if_run import WhatIfBroken, WhatIfMade
 
 WHAT_IF = Action(
     "W",
@@ -78,6 +79,8 @@ class WhatIfs:
         index: ImaginedIndex | None = None,
     ) -> None:
         """The form for ``query``; then the estimate on its screen."""
+        from dynotui.dynamodb.what_if.suggest import suggested_index
+        from dynotui.ui.dynamodb.what_if_form import WhatIfAsk, WhatIfForm
         from dynotui.ui.dynamodb.what_if_screen import WhatIfScreen
 
         earlier = self._by_scope.get(query.spec.scope())
@@ -119,6 +122,8 @@ class WhatIfs:
     def _finished(
         self, host: Host, query: DynamoQuery, ask: WhatIfAsk, result: WhatIfMade | WhatIfBroken
     ) -> None:
+        from dynotui.ui.dynamodb.what_if_run import WhatIfMade
+
         host.what_if_finished(result)
         if isinstance(result, WhatIfMade):
             imagined = ImaginedQuery(query, result.imagined, result.provisioned)
@@ -166,6 +171,9 @@ class WhatIfs:
     ) -> tuple[list[Pager], Estimated | None, list[str]]:
         """The pagers a report shows (an imagined side is estimated, not measured: its
         figures are the what-if section's), the latest what-if of their queries, notes."""
+        from dynotui.dynamodb.what_if.imagined import EstimatedSource
+        from dynotui.dynamodb.what_if.report_section import section
+
         measured = [p for p in pagers if not isinstance(p.source, EstimatedSource)]
         notes = []
         if len(measured) < len(pagers):
