@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from terminal import on_the_demo_table
-from textual.command import CommandPalette
-from uihelpers import make_app, messages
+from textual.command import CommandList, CommandPalette
+from uihelpers import make_app, messages, until
 
 from dynotui.core.config_write import remember, with_value
 from dynotui.core.errors import InputError
@@ -46,16 +46,26 @@ async def choose_theme(pilot: Any, name: str) -> None:
     """As a user does: ctrl+p, the Theme command, then the theme by name."""
     await pilot.press("ctrl+p")
     await pilot.pause()
-    assert isinstance(pilot.app.screen, CommandPalette)
+    commands = pilot.app.screen
+    assert isinstance(commands, CommandPalette)
     await pilot.press(*"theme")
-    await pilot.pause(0.5)
+    await until(pilot, lambda: first_hit(commands).startswith("theme"))
     await pilot.press("enter")
-    await pilot.pause(0.5)
-    assert isinstance(pilot.app.screen, CommandPalette)  # the themes' own palette
+    await until(pilot, lambda: pilot.app.screen is not commands)
+    themes = pilot.app.screen
+    assert isinstance(themes, CommandPalette)  # the themes' own palette
     await pilot.press(*name)
-    await pilot.pause(0.5)
+    await until(pilot, lambda: first_hit(themes).startswith(name))
     await pilot.press("enter")
     await pilot.pause()
+
+
+def first_hit(palette: CommandPalette) -> str:
+    """The palette's highlighted command as typed (searches run off the key presses)."""
+    hits = palette.query_one(CommandList)
+    if hits.highlighted is None:
+        return ""
+    return str(hits.get_option_at_index(hits.highlighted).prompt).strip().lower()
 
 
 async def test_a_theme_chosen_is_kept_and_is_the_next_starts(
