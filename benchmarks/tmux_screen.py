@@ -15,9 +15,15 @@ from collections.abc import Callable
 
 class TmuxApp:
     def __init__(
-        self, command: str, *, width: int = 160, height: int = 48, env: dict | None = None
+        self,
+        command: str,
+        *,
+        width: int = 160,
+        height: int = 48,
+        env: dict | None = None,
+        prefix: str = "bench",
     ):
-        self.name = f"bench-{uuid.uuid4().hex[:8]}"
+        self.name = f"{prefix}-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
         command_line = [
             "tmux",
