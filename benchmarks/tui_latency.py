@@ -1,6 +1,7 @@
 """Benchmark: key press to screen in the real app, in a real terminal (tmux), not Pilot.
 
     python benchmarks/tui_latency.py [--samples 5] [--baseline CHECKOUT] [--peer dyno-viewer]
+                                     [--latency MS] [--only start,small,deep,big]
 
 Starts DynamoDB Local on a copy of the seeded demo database, and for each figure runs
 the app in tmux on customer acme, presses keys with `tmux send-keys` and polls
@@ -9,7 +10,10 @@ Query of the same pages (a plain client: botocore parses the response), measured
 same run. Figures are medians (PageDown: p90). Keys are timed a second after page 1
 appears (a person reading it), except the one figure timed as page 1 appears, and a
 quarter of a second apart. With --peer, dyno-viewer's figures where it can give them
-(benchmarks/peer_dyno_viewer.py says how it is driven).
+(benchmarks/peer_dyno_viewer.py says how it is driven). With --latency MS, a loopback
+proxy (the tests' fault proxy, no faults) holds every request MS milliseconds before
+passing it on, as a network's round trip would, for the app and the raw Query alike;
+--only runs some scenarios (the deep one pages 1,000 pages: long at a high latency).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(1, str(Path(__file__).parent.parent / "tests"))  # the fault proxy
 
 from tmux_screen import TmuxApp
 
@@ -178,14 +183,17 @@ def time_big(command: Any, n: int) -> dict[str, float]:
 
 
 SCENARIOS = (time_start, time_small, time_deep, time_big)
+SCENARIO_NAMES = {"start": time_start, "small": time_small, "deep": time_deep, "big": time_big}
 
 
-def measure(endpoint: str, n: int, sources: list[str | None]) -> list[dict[str, float]]:
+def measure(
+    endpoint: str, n: int, sources: list[str | None], scenarios: Any = SCENARIOS
+) -> list[dict[str, float]]:
     """Every figure for the app of each source (a checkout; None: the installed one).
     Contenders take turns scenario by scenario, the first one changing each time, so
     neither always meets a colder or warmer server."""
     results: list[dict[str, float]] = [{} for _ in sources]
-    for turn, scenario in enumerate(SCENARIOS):
+    for turn, scenario in enumerate(scenarios):
         order = list(range(len(sources)))
         if turn % 2:
             order.reverse()
@@ -200,6 +208,22 @@ def measure(endpoint: str, n: int, sources: list[str | None]) -> list[dict[str, 
 
 
 BIG_PAGES = 5
+
+
+def plain_client(endpoint: str) -> Any:
+    """A plain boto3 client of DynamoDB Local at ``endpoint`` (the proxy in front of it)."""
+    import boto3
+    from botocore.config import Config
+
+    from dynotui.dynamodb.loopback import DIRECT
+    from dynotui.local.runner import LOCAL_CREDENTIALS
+
+    return boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        config=Config(proxies=DIRECT),
+        **LOCAL_CREDENTIALS,
+    )
 
 
 def raw_figures(client: Any, n: int) -> dict[str, float]:
@@ -229,8 +253,22 @@ def main() -> int:
         metavar="DYNO_VIEWER",
         help="also time dyno-viewer (its command name or path), where it is installed",
     )
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="hold every request this many milliseconds (a network's round trip)",
+    )
+    parser.add_argument(
+        "--only",
+        default=",".join(SCENARIO_NAMES),
+        metavar="NAMES",
+        help="the scenarios to run, of start, small, deep, big",
+    )
     args = parser.parse_args()
     n = args.samples
+    scenarios = [SCENARIO_NAMES[name] for name in args.only.split(",")]
     peer_bin = None
     if args.peer:
         from peer_dyno_viewer import find
@@ -240,11 +278,19 @@ def main() -> int:
             print(f"--peer: {args.peer} is not installed here; timing dynotui only")
     home = ensure_home()
     db, _ = demo_cache.ensure(home)
-    with DynamoDBLocal(home=home, db_file=db) as server:
+    from faultproxy import FaultProxy
+
+    with (
+        DynamoDBLocal(home=home, db_file=db) as server,
+        FaultProxy(server.endpoint_url, fault_rate=0.0, latency=args.latency / 1000) as proxy,
+    ):
+        endpoint = proxy.endpoint_url if args.latency else server.endpoint_url
         client = server.client()
         raw_figures(client, n)  # the server's first answers are slow (JIT): warm it first
+        if args.latency:
+            client = plain_client(endpoint)  # the raw Query goes through the proxy too
         sources: list[str | None] = [None] + ([args.baseline] if args.baseline else [])
-        results = measure(server.endpoint_url, n, sources)
+        results = measure(endpoint, n, sources, scenarios)
         ours, base = results[0], (results[1] if args.baseline else None)
         peer: dict[str, float] = {}
         if peer_bin:
@@ -253,6 +299,8 @@ def main() -> int:
             peer = peer_dyno_viewer.measure(peer_bin, server.endpoint_url, n, PACE)
         raw = raw_figures(client, n)
 
+    if args.latency:
+        print(f"every request held {args.latency:g} ms by a proxy (the raw Query's too)")
     head = f"{'figure':<40} {'dynotui':>10}"
     if base:
         head += f" {'baseline':>10} {'ratio':>6}"
@@ -260,6 +308,8 @@ def main() -> int:
         head += f" {'dyno-viewer':>11} {'ratio':>6}"
     print(head + f" {'raw query':>10} {'difference':>11}")
     for name in FIGURES:
+        if name not in ours:
+            continue
         line = f"{name:<40} {ours[name] * 1000:8.1f} ms"
         if base:
             line += f" {base[name] * 1000:7.1f} ms {ours[name] / base[name]:5.2f}x"
@@ -271,6 +321,8 @@ def main() -> int:
         if name in raw:
             line += f" {raw[name] * 1000:7.1f} ms {(ours[name] - raw[name]) * 1000:8.1f} ms"
         print(line)
+    if FIGURES[5] not in ours:
+        return 0
     print(f"page 1,000 / page 2: {ours[FIGURES[5]] / ours[FIGURES[4]]:.2f}x", end="")
     if base:
         print(f" (baseline {base[FIGURES[5]] / base[FIGURES[4]]:.2f}x)", end="")

@@ -31,6 +31,7 @@ class FaultProxy:
         fault_rate: float = 0.25,
         max_in_a_row: int = 2,
         delay: float = 0.0,
+        latency: float = 0.0,
         operations: tuple[str, ...] = ("Query", "Scan", "ExecuteStatement"),
         faults: tuple[str, ...] = FAULTS,
     ) -> None:
@@ -40,6 +41,7 @@ class FaultProxy:
         self.fault_rate = fault_rate
         self.max_in_a_row = max_in_a_row
         self.delay = delay
+        self.latency = latency  # seconds added to every request: a network's round trip
         self.operations = operations
         self.kinds = faults  # the faults drawn from: throttling alone, or every kind
         self.fail_all = False
@@ -89,6 +91,7 @@ class FaultProxy:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body apart must not wait on an ACK
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -104,6 +107,8 @@ class FaultProxy:
                 if proxy.silent:
                     time.sleep(3600)
                     return
+                if proxy.latency:
+                    time.sleep(proxy.latency)
                 if proxy.delay:
                     time.sleep(proxy.rng.uniform(0, proxy.delay))
                 fault = proxy._choose(operation)
