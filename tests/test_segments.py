@@ -129,7 +129,8 @@ def test_an_outage_fails_the_read_in_one_line(ddb) -> None:
         proxy.fail_all = True
         result = pages(proxy.endpoint_url, "--segments", "4", "--max-attempts", "2", *KEYS)
     assert result.returncode == 1
-    assert result.stderr.count("\n") == 1 and "retries" in result.stderr
+    # --max-attempts 2: one retry, said in the singular.
+    assert result.stderr.count("\n") == 1 and "after 1 retry;" in result.stderr, result.stderr
 
 
 def test_segments_refuse_what_they_cannot_take(ddb) -> None:
