@@ -3,8 +3,11 @@
 It forwards each request and, drawn from a seeded random generator, answers some
 with throttling (HTTP 400 ProvisionedThroughputExceededException or
 ThrottlingException), HTTP 500, a dropped connection or a delay instead. Never more
-than ``max_in_a_row`` faults in a row, so botocore's retries always get through,
-unless ``fail_all`` is set: then every request fails, as in an outage.
+than ``max_in_a_row`` faults in a row to one reader (a parallel Scan's segments each
+count their own: counted across segments, one segment could draw more faults in a row
+than its client's attempts whenever the others' successes came between), so botocore's
+retries always get through, unless ``fail_all`` is set: then every request fails, as in
+an outage.
 """
 
 from __future__ import annotations
@@ -20,6 +23,15 @@ from typing import Any
 from urllib.parse import urlparse
 
 FAULTS = ("throttle", "throttling", "500", "drop")
+
+
+def reader_of(body: bytes) -> object:
+    """Which reader sent a call: a parallel Scan's segment, else None (one chain)."""
+    try:
+        request = json.loads(body)
+    except ValueError:
+        return None
+    return request.get("Segment") if isinstance(request, dict) else None
 
 
 class FaultProxy:
@@ -51,7 +63,7 @@ class FaultProxy:
         self.gate: threading.Event | None = None
         self.arrived = 0  # requests received, answered or not
         self.lock = threading.Lock()
-        self.in_a_row = 0
+        self.in_a_row: Counter[object] = Counter()  # per reader: a Scan segment, or None
         self.faults: Counter[str] = Counter()
         self.forwarded: Counter[str] = Counter()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -74,16 +86,16 @@ class FaultProxy:
         self.server.shutdown()
         self.server.server_close()
 
-    def _choose(self, operation: str) -> str | None:
+    def _choose(self, operation: str, reader: object = None) -> str | None:
         with self.lock:
             if operation not in self.operations:
                 return None
             if self.fail_all:
                 return "500"
-            if self.in_a_row < self.max_in_a_row and self.rng.random() < self.fault_rate:
-                self.in_a_row += 1
+            if self.in_a_row[reader] < self.max_in_a_row and self.rng.random() < self.fault_rate:
+                self.in_a_row[reader] += 1
                 return self.rng.choice(self.kinds)
-            self.in_a_row = 0
+            self.in_a_row[reader] = 0
             return None
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -111,7 +123,7 @@ class FaultProxy:
                     time.sleep(proxy.latency)
                 if proxy.delay:
                     time.sleep(proxy.rng.uniform(0, proxy.delay))
-                fault = proxy._choose(operation)
+                fault = proxy._choose(operation, reader_of(body))
                 if fault is not None:
                     with proxy.lock:
                         proxy.faults[fault] += 1

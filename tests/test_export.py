@@ -270,7 +270,7 @@ class FailsAfter(FaultProxy):
         super().__init__(upstream, fault_rate=0.0)
         self.ok = ok
 
-    def _choose(self, operation: str) -> str | None:
+    def _choose(self, operation: str, reader: object = None) -> str | None:
         with self.lock:
             return "500" if operation == "Query" and self.forwarded["Query"] >= self.ok else None
 
