@@ -62,7 +62,9 @@ class ExportCost:
         return None
 
     def fields(self) -> list[tuple[str, str]]:
-        return [("Read units", "0 (an export)"), ("Bytes read", f"{self.bytes_read:,}")]
+        # A later page seeks in what the first page read: "0" alone looked like a fault.
+        read = f"{self.bytes_read:,}" if self.bytes_read else "0 (kept from page 1)"
+        return [("Read units", "0 (an export)"), ("Bytes read", read)]
 
     def warnings(self) -> list[str]:
         return []
