@@ -28,7 +28,7 @@ from dynotui.dynamodb.spec import QuerySpec
 from dynotui.report.model import Report
 from dynotui.table_export.reading import OpenExport
 from dynotui.table_export.source import ExportSource
-from dynotui.ui.actions import Action
+from dynotui.ui.actions import Action, reworded
 from dynotui.ui.adapter import NewStack
 from dynotui.ui.dynamodb.adapter import (
     ACTIONS,
@@ -144,7 +144,14 @@ class ExportAdapter(DynamoDBAdapter):
 
     def actions(self) -> Sequence[Action]:
         live = ("db('partiql')", WHAT_IF.action)  # a statement, an index: the live table's
-        return [*(a for a in ACTIONS if a.action not in live), PARTITIONS]
+        # Another table and the connection keep their keys, so a press is answered, but the
+        # help and the palette say what they do here instead of offering what they cannot.
+        words = {
+            "show_code": ("Code", "Make an export with the AWS CLI; query it with Athena"),
+            "choose_table": ("Tables", "None here: an export holds one table"),
+            "connection": ("Connection", "None here: an export is read from its files"),
+        }
+        return [*reworded([a for a in ACTIONS if a.action not in live], words), PARTITIONS]
 
     def palette(self, shown: DynamoShown) -> Sequence[Action]:
         return []  # no what-if is offered: the export's keys keep their words
