@@ -366,3 +366,34 @@ def test_an_export_source_under_the_core_pager(client, exported) -> None:
     assert shown([first, second]) == truth[:18] and shown([again]) == shown([second])
     assert shown([first, second, *rest]) == truth
     assert first.cost.bytes_read > 0 and again.cost.bytes_read == 0
+
+
+def test_an_exports_item_count_is_its_own_not_the_live_tables(client, ddb, tmp_path) -> None:
+    """The order picker's counts on an export: DescribeTable gives the live table's keys,
+    but the count is the export's (its manifest), exact, though the table grew since."""
+    from dynotui.cli.main import build_parser
+    from dynotui.cli.table_export_options import export_schema, open_export
+
+    table = "export-counted"
+    create_table(
+        client,
+        table_definition(
+            table, ("pk", "S"), ("sk", "N"), global_indexes=(Index("by_n", ("g", "S"), ("n", "N")),)
+        ),
+    )
+    write_items(client, table, [{"pk": "p", "sk": n, "g": "g", "n": n} for n in range(37)])
+    exported_items = scan_all(client, table)
+    folder = write_export(tmp_path, exported_items, table=table)
+    write_items(client, table, [{"pk": "q", "sk": n} for n in range(5)])  # after the export
+    live = len(scan_all(client, table))
+    argv = ["--from-export", str(folder), "--endpoint-url", ddb.endpoint_url]
+    args = build_parser(argv).parse_args(argv)
+    with open_export(args) as opened:
+        schema = export_schema(args, opened, required=True)
+    assert schema is not None
+    assert (len(exported_items), live) == (37, 42)
+    assert schema.item_count == schema.base.item_count == len(exported_items)
+    assert schema.item_count_text(schema.base.item_count) == "37", "exact: no ~"
+    assert "as of the export" in schema.item_count_note()
+    assert [o.name for o in schema.orders] == ["table", "by_n"], "DescribeTable's orders"
+    assert schema.order("by_n").item_count is None, "an index's count needs a count"

@@ -94,7 +94,7 @@ def export_schema(
 
     from dynotui.dynamodb.connection import make_client
     from dynotui.dynamodb.schema import describe_table
-    from dynotui.table_export.keys import resolve_schema
+    from dynotui.table_export.keys import as_exported, resolve_schema
 
     if not (required or needs_schema(args)):
         return None
@@ -108,7 +108,8 @@ def export_schema(
             options = replace(options, region=opened.export.region)
         return describe_table(make_client(options), table)
 
-    return resolve_schema(args.key_schema, table, describe)
+    schema = resolve_schema(args.key_schema, table, describe)
+    return as_exported(schema, opened.export.item_count, opened.export.export_time)
 
 
 def open_export(args: argparse.Namespace) -> Any:

@@ -95,17 +95,22 @@ class TableSchema:
     attributes: tuple[str, ...] = ()  # every attribute named in AttributeDefinitions
     created: datetime | None = None
     counts_live: bool = False  # DynamoDB Local: ItemCount is updated at every write
+    # Where the counts are exact for another reason (a table export's manifest), why.
+    exact_count_note: str | None = None
 
     def item_count_note(self, now: datetime | None = None) -> str:
-        """What is true of ItemCount where this table lives: exact on DynamoDB Local, else
-        the service's staleness (``count_note``)."""
+        """What is true of ItemCount where this table lives: exact on DynamoDB Local or in
+        an export, else the service's staleness (``count_note``)."""
+        if self.exact_count_note is not None:
+            return self.exact_count_note
         return LIVE_COUNT_NOTE if self.counts_live else self.count_note(now)
 
     def item_count_text(self, count: int | None) -> str:
-        """``~1,234`` (approximate) or ``1,234`` (live), ``unknown`` when absent."""
+        """``~1,234`` (approximate) or ``1,234`` (exact), ``unknown`` when absent."""
         if count is None:
             return "unknown"
-        return f"{count:,}" if self.counts_live else f"~{count:,}"
+        exact = self.counts_live or self.exact_count_note is not None
+        return f"{count:,}" if exact else f"~{count:,}"
 
     def count_note(self, now: datetime | None = None) -> str:
         """Why the service's ItemCount is approximate, and how young the table is when that

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import datetime
 
 from dynotui.core.errors import DynotuiError, InputError
 from dynotui.dynamodb.schema import BASE, KeyAttribute, OrderKind, SortOrder, TableSchema
@@ -87,3 +89,23 @@ def resolve_schema(
             f"this needs table {table!r}'s key schema, and DescribeTable did not give it "
             f"({exc}); pass {FLAG} pk:S,sk:N (and {FLAG} INDEX=pk:S,sk:S for an index)"
         ) from None
+
+
+def as_exported(schema: TableSchema, item_count: int, export_time: datetime) -> TableSchema:
+    """The schema with the export's own item count: exact as of the export (its manifest
+    lists every data file's items), where DescribeTable's would be the live table's and
+    about six hours old. An index's count stays unknown: its items are those holding its
+    keys, which only a count of the export tells."""
+    base = replace(schema.base, item_count=item_count)
+    indexes = tuple(replace(order, item_count=None) for order in schema.orders[1:])
+    return replace(
+        schema,
+        item_count=item_count,
+        size_bytes=None,
+        orders=(base, *indexes),
+        counts_live=False,
+        exact_count_note=(
+            f"the table's is exact as of the export "
+            f"({export_time.strftime('%Y-%m-%d %H:%M UTC')}, from its manifest)"
+        ),
+    )
