@@ -7,9 +7,10 @@ grid, the stack and the query line always agree; a query that fails changes noth
 
 What the view is doing (idle, opening a table, reading, walking to a distant page,
 failed) is a ``ReadMachine`` (``core/read_state.py``, no Textual in it); after each of its
-moves its status is put in the ``read_status`` reactive, whose watcher redraws the status
-line, as the ``page`` reactive's does when a page is shown; the ``spent`` reactive's
-watcher redraws the sidebar and the strip when the figures they show change.
+moves its status is put in the ``read_status`` var (a reactive that repaints nothing
+itself), whose watcher redraws the status line, as the ``page`` var's does when a page is
+shown; the ``spent`` var's watcher redraws the sidebar and the strip when the figures they
+show change.
 
 Reads run in daemon threads (``background``) and come back as one message with a
 ``Done`` or ``Failed`` outcome. Presses of ``n`` while a page is read add up to a goal
