@@ -47,6 +47,31 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_root_key] = root
 
 
+def _share_botocore_models() -> None:
+    """One parsed copy of botocore's service models per test process.
+
+    Every in-process ``dynotui`` command and every app makes its own boto3 session, as a
+    real process does once, and a new session parses DynamoDB's model and endpoint rules
+    again: about a quarter of a second each, thousands of times a suite. The files are
+    botocore's own and never change during a run, so loaders with the same search paths
+    share what they parsed (as every client of one session already does).
+    """
+    from botocore import loaders
+
+    shared: dict[tuple, dict] = {}
+    original = loaders.Loader.__init__
+
+    def init(self: loaders.Loader, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        where = (tuple(self.search_paths), tuple(self.extras_types), type(self.file_loader))
+        self._cache = shared.setdefault(where, {})
+
+    loaders.Loader.__init__ = init  # type: ignore[method-assign]
+
+
+_share_botocore_models()
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     root = config.stash.get(_root_key, None)
     if root is not None:
