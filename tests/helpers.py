@@ -86,12 +86,16 @@ def summary_line(stdout: str) -> dict:
 
 
 def run_in_process(
-    args: Sequence[str], *, env: Mapping[str, str] | None = None, input: str = ""
-) -> subprocess.CompletedProcess[str]:
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    input: str = "",
+    text: bool = True,
+) -> subprocess.CompletedProcess[Any]:
     """``python -m dynotui ARGS`` run by this process's ``cli.main``, returned as
-    ``subprocess.run(..., capture_output=True, text=True)`` returns the real one: the
-    exit code, stdout and stderr (UTF-8, newlines universal), with ``env`` in force as the
-    whole environment and ``input`` as stdin.
+    ``subprocess.run(..., capture_output=True, text=text)`` returns the real one: the
+    exit code, stdout and stderr (``text``: UTF-8 with universal newlines, else bytes),
+    with ``env`` in force as the whole environment and ``input`` as stdin.
 
     For what parsing and output show, without a second of interpreter start-up and
     imports per call; what only a process shows (signals, terminals, an inherited
@@ -125,9 +129,9 @@ def run_in_process(
         wrapper.flush()
         wrapper.detach()  # the bytes stay readable: a collected wrapper closes its buffer
 
-    def text(data: bytes) -> str:
-        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    def read(data: bytes) -> Any:
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") if text else data
 
     return subprocess.CompletedProcess(
-        ["dynotui", *args], code, text(out.getvalue()), text(err.getvalue())
+        ["dynotui", *args], code, read(out.getvalue()), read(err.getvalue())
     )
