@@ -22,7 +22,7 @@ import pytest
 from dynotui.local import demo_cache
 from dynotui.local.demo import seed_demo
 from dynotui.local.locate import ensure_home
-from dynotui.local.runner import DynamoDBLocal
+from dynotui.local.runner import DB_FILE_NAME, DynamoDBLocal
 from dynotui.local.tables import create_table, table_definition, write_items
 
 _names = itertools.count(1)
@@ -83,8 +83,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def ddb() -> Iterator[DynamoDBLocal]:
     home = ensure_home()
     db, _ = demo_cache.ensure(home)
-    with DynamoDBLocal(home=home, db_file=db) as server:
-        yield server
+    # The copy in memory-backed storage where there is one: SQLite waits for the disk at
+    # every write, and the tests write thousands of items; what DynamoDB Local answers is
+    # the same (measured: the what-if test that copies acme's orders, 12-36 s against
+    # 25-66 s on a busy machine).
+    memory = Path("/dev/shm")
+    where = memory if memory.is_dir() and os.access(memory, os.W_OK) else None
+    folder = Path(tempfile.mkdtemp(prefix="dynotui-tests-db-", dir=where))
+    try:
+        shutil.copyfile(db, folder / DB_FILE_NAME)
+        with DynamoDBLocal(home=home, db_dir=folder) as server:
+            yield server
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
