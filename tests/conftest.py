@@ -52,9 +52,10 @@ def _share_botocore_models() -> None:
 
     Every in-process ``dynotui`` command and every app makes its own boto3 session, as a
     real process does once, and a new session parses DynamoDB's model and endpoint rules
-    again: about a quarter of a second each, thousands of times a suite. The files are
-    botocore's own and never change during a run, so loaders with the same search paths
-    share what they parsed (as every client of one session already does).
+    again: about a quarter of a second each (0.25 s against 0.02 s shared, measured on a
+    busy machine), many times a module. The files are botocore's own and never change
+    during a run, so loaders with the same search paths share what they parsed (as every
+    client of one session already does).
     """
     from botocore import loaders
 
