@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -78,3 +83,55 @@ def summary_line(stdout: str) -> dict:
     import json
 
     return json.loads(stdout.splitlines()[-1])["summary"]
+
+
+def run_in_process(
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    input: str = "",
+    text: bool = True,
+) -> subprocess.CompletedProcess[Any]:
+    """``python -m dynotui ARGS`` run by this process's ``cli.main``, returned as
+    ``subprocess.run(..., capture_output=True, text=text)`` returns the real one: the
+    exit code, stdout and stderr (``text``: UTF-8 with universal newlines, else bytes),
+    with ``env`` in force as the whole environment and ``input`` as stdin.
+
+    For what parsing and output show, without a second of interpreter start-up and
+    imports per call; what only a process shows (signals, terminals, an inherited
+    environment, a JVM's lifetime, a closed pipe) keeps a real one.
+    """
+    from dynotui.cli.main import main
+
+    out, err = io.BytesIO(), io.BytesIO()
+    stdin = io.TextIOWrapper(io.BytesIO(input.encode()), encoding="utf-8")
+    stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace")
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    saved_env = dict(os.environ)
+    sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+    try:
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors, as the process would exit
+            if isinstance(exc.code, str):
+                print(exc.code, file=sys.stderr)
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = streams
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(saved_env)
+    for wrapper in (stdout, stderr):
+        wrapper.flush()
+        wrapper.detach()  # the bytes stay readable: a collected wrapper closes its buffer
+
+    def read(data: bytes) -> Any:
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n") if text else data
+
+    return subprocess.CompletedProcess(
+        ["dynotui", *args], code, read(out.getvalue()), read(err.getvalue())
+    )

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import page_lines
+from helpers import page_lines, run_in_process
 
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.local import demo
@@ -25,16 +25,8 @@ QUERY = [
 ]
 
 
-def dynotui(
-    *args: str, env: dict | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env or ENV,
-    )
+def dynotui(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return run_in_process(args, env=env or ENV)
 
 
 def one_line_error(result: subprocess.CompletedProcess, code: int, needle: str) -> None:
@@ -173,7 +165,13 @@ def test_aws_region_is_honoured_like_the_aws_cli_v2(monkeypatch) -> None:
 
 def test_demo_says_it_ignores_an_endpoint_variable() -> None:
     env = {**ENV, "AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9"}
-    result = dynotui("demo", "--no-tui", env=env, timeout=300)
+    result = subprocess.run(  # the demo starts and stops a JVM of its own: a real process
+        [sys.executable, "-m", "dynotui", "demo", "--no-tui"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     assert "AWS_ENDPOINT_URL_DYNAMODB is set" in result.stderr
     assert "ignores it" in result.stderr and "--endpoint-url" in result.stderr

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import pytest
-from helpers import drain, page_lines
+from helpers import drain, page_lines, run_in_process
 
 from dynotui.core import cursor
 from dynotui.core.cursor import CursorSigner
@@ -32,23 +32,8 @@ RARE_ARGS = [
 
 
 def pages(ddb: Any, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dynotui",
-            "pages",
-            "--endpoint-url",
-            ddb.endpoint_url,
-            "--table-name",
-            demo.TABLE,
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env or ENV,
-    )
+    command = ["pages", "--endpoint-url", ddb.endpoint_url, "--table-name", demo.TABLE]
+    return run_in_process([*command, *args], env=env or ENV)
 
 
 def lines(result: subprocess.CompletedProcess) -> list[dict]:
@@ -258,13 +243,7 @@ def test_plain_items_and_gsi_capacity(ddb, demo_table) -> None:
 
 
 def cursor_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", "cursor", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=ENV,
-    )
+    return run_in_process(["cursor", *args], env=ENV)
 
 
 def test_cursor_decode_and_verify(ddb, demo_table) -> None:

@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 from faultproxy import FaultProxy
-from helpers import drain
+from helpers import drain, run_in_process
 from textual.widgets import OptionList, Static
 from uihelpers import make_app, text_of
 
@@ -50,13 +49,7 @@ REASON = "'by_status' is a GSI, and GSIs serve only eventually consistent reads"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", *args],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=300,
-    )
+    return run_in_process(args, env=ENV)
 
 
 def test_dynamodb_itself_refuses_it(client: Any, demo_table: str) -> None:

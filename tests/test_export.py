@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from conftest import HOSTILE
 from faultproxy import FaultProxy
-from helpers import drain, responses
+from helpers import drain, responses, run_in_process
 
 from dynotui.core.export import CsvItems, JsonArrayItems
 from dynotui.dynamodb.dynamo_json import to_wire
@@ -106,7 +106,10 @@ QUERY = [
 
 
 def pages(endpoint: str, *args: str, stdout: Any = subprocess.PIPE) -> subprocess.CompletedProcess:
-    """Bytes, not text: universal newlines would turn a CR inside a value into LF."""
+    """Bytes, not text: universal newlines would turn a CR inside a value into LF. In this
+    process, unless stdout is a terminal of the test's own."""
+    if stdout is subprocess.PIPE:
+        return run_in_process(["pages", "--endpoint-url", endpoint, *args], env=ENV, text=False)
     return subprocess.run(
         [sys.executable, "-m", "dynotui", "pages", "--endpoint-url", endpoint, *args],
         stdout=stdout,

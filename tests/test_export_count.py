@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from export_layout import scan_all, write_export
+from helpers import run_in_process
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -206,13 +207,7 @@ def test_counts_as_dynamodb_does(client, export_dir, expression) -> None:
 
 
 def dynotui(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**ENV, **(env or {})},
-    )
+    return run_in_process(args, env={**ENV, **(env or {})})
 
 
 def data_sizes(folder: Path) -> int:

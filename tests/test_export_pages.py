@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from export_layout import MotoS3, scan_all, upload_export, wire, write_export
-from helpers import drain, page_lines
+from helpers import drain, page_lines, run_in_process
 
 from dynotui.local.tables import Index, create_table, table_definition, write_items
 
@@ -100,13 +100,7 @@ def exported(client: Any, keyed: str, tmp_path_factory: pytest.TempPathFactory) 
 
 
 def pages(*args: str, env: dict | None = None) -> list[dict]:
-    result = subprocess.run(
-        [sys.executable, "-m", "dynotui", "pages", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**ENV, **(env or {})},
-    )
+    result = run_in_process(["pages", *args], env={**ENV, **(env or {})})
     assert result.returncode == 0, result.stderr
     return page_lines(result.stdout)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from botocore.paginate import TokenDecoder
-from helpers import drain, page_lines
+from helpers import drain, page_lines, run_in_process
 
 from dynotui.cli.main import main
 from dynotui.core.exact_json import dumps as exact_dumps
@@ -79,14 +79,8 @@ def aws_query(ddb: Any, *args: str) -> dict:
 
 
 def dynotui_pages(ddb: Any, *args: str, table: str = demo.TABLE) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "dynotui", "pages", "--endpoint-url", ddb.endpoint_url]
-    return subprocess.run(
-        [*command, "--table-name", table, *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=ENV,
-    )
+    command = ["pages", "--endpoint-url", ddb.endpoint_url, "--table-name", table]
+    return run_in_process([*command, *args], env=ENV)
 
 
 def lines(result: subprocess.CompletedProcess) -> list[dict]:

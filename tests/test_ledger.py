@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import page_lines, summary_line
+from helpers import page_lines, run_in_process, summary_line
 from test_cli_pages import ENV
 from test_postgres_cli import pages as pg_pages
 
@@ -182,9 +181,6 @@ def test_cli_price_flags_and_config_reach_the_summary(ddb, demo_table, tmp_path:
     settings = tmp_path / "config.toml"
     settings.write_text("[pricing]\nread_per_million = 0.25\n")
     base = [
-        sys.executable,
-        "-m",
-        "dynotui",
         "pages",
         "--endpoint-url",
         ddb.endpoint_url,
@@ -201,7 +197,7 @@ def test_cli_price_flags_and_config_reach_the_summary(ddb, demo_table, tmp_path:
     env = {**ENV, "DYNOTUI_CONFIG": str(settings)}
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([*base, *args], capture_output=True, text=True, env=env, timeout=120)
+        return run_in_process([*base, *args], env=env)
 
     summary = summary_line(run().stdout)
     configured, total = summary["price_estimate"], summary["totals"]["cost"]

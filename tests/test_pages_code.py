@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import run_in_process
 
 from dynotui.local import demo
 
@@ -108,13 +109,7 @@ MODES: dict[str, list[str]] = {
 
 
 def dynotui(ddb: Any, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", "pages", "--endpoint-url", ddb.endpoint_url, *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=ENV,
-    )
+    return run_in_process(["pages", "--endpoint-url", ddb.endpoint_url, *args], env=ENV)
 
 
 def first_page(ddb: Any, *args: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import items_of, page_lines, walk
+from helpers import items_of, page_lines, run_in_process, walk
 
 from dynotui.core.cancel import NEVER
 from dynotui.core.cursor import CursorError, CursorSigner
@@ -148,13 +148,7 @@ def test_capacity_reported_or_not_is_never_zero() -> None:
 
 
 def run_pages(ddb: Any, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", "pages", "--endpoint-url", ddb.endpoint_url, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=ENV,
-    )
+    return run_in_process(["pages", "--endpoint-url", ddb.endpoint_url, *args], env=ENV)
 
 
 def test_pages_statement_and_its_tokens(ddb, client) -> None:

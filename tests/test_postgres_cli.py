@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 import pytest
-from helpers import page_lines
+from helpers import page_lines, run_in_process
 
 from dynotui.core.pager import Pager
 from dynotui.postgres.codegen import generate_pg
@@ -21,7 +21,10 @@ from dynotui.postgres.sql import PgQuery
 ENV = {**os.environ, "DYNOTUI_CURSOR_SECRET": "test-secret-0123456789"}
 
 
-def pages(uri: str, *args: str) -> subprocess.CompletedProcess:
+def pages(uri: str, *args: str, process: bool = False) -> subprocess.CompletedProcess:
+    """In this process, or with ``process`` in a new one (where nothing of the last is left)."""
+    if not process:
+        return run_in_process(["pages", "--postgres", uri, *args], env=ENV)
     return subprocess.run(
         [sys.executable, "-m", "dynotui", "pages", "--postgres", uri, *args],
         capture_output=True,
@@ -73,8 +76,9 @@ def test_a_token_resumes_in_a_new_process(pg_uri: str) -> None:
     base = ["--table", "orders", "--order", "created_at desc, id", "--page-size", "7"]
     first = lines(pages(pg_uri, *base, "--max-pages", "3"))
     whole = lines(pages(pg_uri, *base, "--max-pages", "5"))
+    token = first[1]["next_token"]
     resumed = lines(
-        pages(pg_uri, *base, "--max-pages", "2", "--starting-token", first[1]["next_token"])
+        pages(pg_uri, *base, "--max-pages", "2", "--starting-token", token, process=True)
     )
     assert [r["id"] for p in resumed for r in p["items"]] == [
         r["id"] for p in whole[2:4] for r in p["items"]

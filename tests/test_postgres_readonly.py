@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -19,7 +18,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from helpers import page_lines
+from helpers import page_lines, run_in_process
 from pg_catalog_checks import builtin_code_problems
 
 from dynotui.core.cursor import CursorError, CursorSigner
@@ -370,13 +369,7 @@ ENV = {**os.environ, "DYNOTUI_CURSOR_SECRET": "test-secret-0123456789"}
 
 
 def pages(uri: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", "pages", "--postgres", uri, *args],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=120,
-    )
+    return run_in_process(["pages", "--postgres", uri, *args], env=ENV)
 
 
 @pytest.mark.parametrize(
@@ -398,12 +391,8 @@ def test_refused_filters_exit_2_with_one_line(
 
 
 def pages_with_config(uri: str, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", "pages", "--postgres", uri, *args],
-        capture_output=True,
-        text=True,
-        env={**ENV, "DYNOTUI_CONFIG": str(config)},
-        timeout=120,
+    return run_in_process(
+        ["pages", "--postgres", uri, *args], env={**ENV, "DYNOTUI_CONFIG": str(config)}
     )
 
 

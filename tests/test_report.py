@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import page_lines
+from helpers import page_lines, run_in_process
 from test_cli_pages import ENV, RARE_ARGS
 
 from dynotui.core.ledger import SessionLedger
@@ -41,6 +41,9 @@ HOSTILE_STRINGS = (HOSTILE_NAME, HOSTILE_PK, HOSTILE_NOTE, *HOSTILE_SKS)
 
 
 def dynotui(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """In this process, unless the test runs it from a folder of its own."""
+    if cwd is None:
+        return run_in_process(args, env=ENV)
     return subprocess.run(
         [sys.executable, "-m", "dynotui", *args],
         capture_output=True,

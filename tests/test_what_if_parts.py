@@ -9,10 +9,10 @@ import itertools
 import json
 import os
 import subprocess
-import sys
 from typing import Any
 
 import pytest
+from helpers import run_in_process
 
 from dynotui.core.errors import InputError
 from dynotui.dynamodb.condition import parse_condition
@@ -166,13 +166,7 @@ def test_no_equality_on_the_partition_key_is_refused_in_words(client: Any, demo_
 
 
 def what_if_cli(ddb: Any, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", "what-if", "--endpoint-url", ddb.endpoint_url, *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=os.environ,
-    )
+    return run_in_process(["what-if", "--endpoint-url", ddb.endpoint_url, *args])
 
 
 RARE = [
@@ -190,21 +184,8 @@ RARE = [
 def test_now_is_what_pages_reads(ddb: Any, demo_table: str) -> None:
     for mode, size in (("raw", "4"), ("fill", "3")):
         paging = ["--mode", mode, "--page-size", size]
-        pages = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "dynotui",
-                "pages",
-                "--endpoint-url",
-                ddb.endpoint_url,
-                "--no-tokens",
-                *RARE,
-                *paging,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
+        pages = run_in_process(
+            ["pages", "--endpoint-url", ddb.endpoint_url, "--no-tokens", *RARE, *paging]
         )
         assert pages.returncode == 0, pages.stderr
         lines = [json.loads(line) for line in pages.stdout.splitlines()]
@@ -290,12 +271,11 @@ def test_report_includes_a_saved_what_if_and_refuses_a_bad_one(
     estimate = json.loads(found.stdout)
 
     def report(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
+        return run_in_process(
             [
-                sys.executable, "-m", "dynotui", "report", "--endpoint-url", ddb.endpoint_url,
+                "report", "--endpoint-url", ddb.endpoint_url,
                 *args, "--output", str(tmp_path / "r"), "--no-tokens",
-            ],
-            capture_output=True, text=True, timeout=300,
+            ]
         )  # fmt: skip
 
     made = report(*hostile, "--what-if", str(saved))

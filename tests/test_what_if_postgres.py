@@ -5,7 +5,6 @@ installed (the embedded server has none)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,6 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from helpers import run_in_process
 from system_postgres import SystemPostgres, find_bindir
 
 from dynotui.postgres.connection import PgOptions, connect
@@ -28,13 +28,7 @@ ANALYZE orders;
 
 
 def what_if(uri: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "dynotui", "what-if", "--postgres", uri, *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=os.environ,
-    )
+    return run_in_process(["what-if", "--postgres", uri, *args])
 
 
 @pytest.fixture(scope="module")

@@ -70,7 +70,8 @@ def progress_line(step: CountProgress, total: int | None) -> str:
     )
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = sys.stdout if out is None else out  # at the call: in-process callers redirect it
     if args.from_export is not None:
         return run_count(args, out)
     refuse_export_flags(args)

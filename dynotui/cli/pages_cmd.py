@@ -315,7 +315,8 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
         session.close()
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = sys.stdout if out is None else out  # at the call: in-process callers redirect it
     check_code(args)
     check_format(args, out)
     if args.from_export is not None:

@@ -247,7 +247,8 @@ def run_postgres(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
     return report, pagers, None
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = sys.stdout if out is None else out  # at the call: in-process callers redirect it
     if args.from_export is not None:
         return run_export_report(args, out)
     refuse_export_flags(args)

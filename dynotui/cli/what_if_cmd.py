@@ -170,7 +170,8 @@ def run_code(
     return 0
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = sys.stdout if out is None else out  # at the call: in-process callers redirect it
     if getattr(args, "postgres", None) is not None:
         from dynotui.cli.what_if_postgres import run_postgres
 
