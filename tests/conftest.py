@@ -88,8 +88,15 @@ def ddb() -> Iterator[DynamoDBLocal]:
     # every write, and the tests write thousands of items; what DynamoDB Local answers is
     # the same (measured: the what-if test that copies acme's orders, 12-36 s against
     # 25-66 s on a busy machine).
+    # Only with room to spare: a container's /dev/shm is often 64 MB, and a full one fails
+    # DynamoDB Local's writes where a disk would not.
     memory = Path("/dev/shm")
-    where = memory if memory.is_dir() and os.access(memory, os.W_OK) else None
+    roomy = (
+        memory.is_dir()
+        and os.access(memory, os.W_OK)
+        and shutil.disk_usage(memory).free > 2 * 1024**3
+    )
+    where = memory if roomy else None
     folder = Path(tempfile.mkdtemp(prefix="dynotui-tests-db-", dir=where))
     try:
         shutil.copyfile(db, folder / DB_FILE_NAME)
