@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dynotui.dynamodb.connection import ConnectionOptions
+from dynotui.dynamodb.history_entry import connection_record
 from dynotui.dynamodb.loopback import is_loopback_url, loopback_problem, plain_reading
 
 
@@ -125,6 +127,22 @@ def test_a_plainly_written_url_is_read_as_both_parsers_read_it(url: str) -> None
     assert readings is not None, url
     connect, split = readings
     assert connect == split == plain, url
+
+
+@given(PLAINISH)
+def test_history_keeps_a_plain_endpoint_as_urllib3_rebuilds_it(url: str) -> None:
+    """History keeps the endpoint rebuilt from urllib3's parse (no user:password); a
+    plainly written one is rebuilt without urllib3, to the same text."""
+    from urllib3.util import Url, parse_url
+
+    try:
+        parts = parse_url(url)
+        expected = Url(scheme=parts.scheme, host=parts.host, port=parts.port, path=parts.path)
+        wanted = expected.url or None
+    except ValueError:
+        wanted = None
+    kept = connection_record(ConnectionOptions(endpoint_url=url))["endpoint_url"]
+    assert kept == wanted, url
 
 
 @pytest.mark.parametrize(
