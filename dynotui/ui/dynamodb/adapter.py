@@ -499,8 +499,10 @@ class DynamoDBAdapter:
         try:
             self._show_opened(host, opened, answer)
         finally:
-            if self._warm_when_opened:  # what was read at open is in: the app's own client
-                self._warm()
+            if self._warm_when_opened:  # what was read at open is in: the app's own client,
+                # once it is drawn (making the client loads botocore on the one interpreter
+                # that draws it: a third of a second, on a busy machine much more)
+                host.after_refresh(self._warm)
 
     def _show_opened(self, host: Host, opened: Opened, answer: DynamoAnswer) -> None:
         form = self.form
