@@ -75,9 +75,10 @@ def release() -> None:
 
 def _load_then_open(send: Send, receive: Callable[[], Any]) -> None:
     """In the child: load what reading the table takes, then read it as asked."""
-    import boto3  # noqa: F401 - loaded now, while the parent parses (make_client's)
+    # make_client's own imports, loaded now, while the parent parses.
     import botocore.config
-    import botocore.exceptions  # noqa: F401
+    import botocore.exceptions
+    import botocore.session  # noqa: F401
 
     from dynotui.dynamodb.opening import Opening
 
