@@ -109,6 +109,7 @@ class DynamoDBAdapter:
         self.segment_clients = SegmentClients(options, client)
         self._listed_at_open: list[str] | None = None  # the table names read at open
         self._warm_when_opened = False
+        self._handed_over = False  # what the opening read has been handed to the view
         self.what_ifs = WhatIfs()  # the session's estimates, the latest per query
 
     # -- the adapter protocol ---------------------------------------------------------------
@@ -152,11 +153,11 @@ class DynamoDBAdapter:
             self.choose_table(host, answer)
 
     def started(self) -> None:
-        preread = self.preread
-        if preread is not None and not preread.done.is_set():
-            # Page 1 (or the table names) is still coming: making the client loads botocore
-            # on this process's one interpreter, which would hold back its arrival on screen
-            # (seconds, on a busy machine). The child's client stands in until then.
+        if self.preread is not None and not self._handed_over:
+            # Page 1 (or the table names) is still coming, or has come and is not yet
+            # handed to the view: making the client loads botocore on this process's one
+            # interpreter, which would hold back its drawing (seconds, on a busy machine).
+            # The child's client stands in until then.
             self._warm_when_opened = True
             return
         self._warm()
@@ -499,6 +500,7 @@ class DynamoDBAdapter:
         try:
             self._show_opened(host, opened, answer)
         finally:
+            self._handed_over = True
             if self._warm_when_opened:  # what was read at open is in: the app's own client,
                 # once it is drawn (making the client loads botocore on the one interpreter
                 # that draws it: a third of a second, on a busy machine much more)
