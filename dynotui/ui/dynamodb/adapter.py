@@ -24,8 +24,6 @@ from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions, describe, in_force, make_client
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.dynamo_json import Item
-from dynotui.dynamodb.foreign import foreign_reader
-from dynotui.dynamodb.foreign_skip import resolve_start
 from dynotui.dynamodb.opening import Opened, Opening
 from dynotui.dynamodb.pricing import read_prices
 from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
@@ -385,6 +383,9 @@ class DynamoDBAdapter:
         return code_target(self._client)
 
     def foreign_reader(self, shown: DynamoShown) -> ForeignReader | None:
+        # Loaded when a cursor is pasted, not before the first screen.
+        from dynotui.dynamodb.foreign import foreign_reader
+
         return foreign_reader(shown.pager.source) if shown.pager is not None else None
 
     def foreign_start(
@@ -395,6 +396,8 @@ class DynamoDBAdapter:
             return None  # a PartiQL read resumes only from dynotui's signed tokens
 
         def read() -> CursorStart:
+            from dynotui.dynamodb.foreign_skip import resolve_start
+
             found = resolve_start(source, start)  # past the items the cursor had shown
             return CursorStart(found.start_key, found.note, FOREIGN_ORIGIN, found.cost)
 
