@@ -507,3 +507,33 @@ def test_a_child_forked_at_start_and_not_needed_is_stopped(
     assert pid is not None and early_open.take() is None
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+def test_making_the_client_loads_no_boto3() -> None:
+    """The opening's child makes the client before page 1: botocore's session makes it,
+    as boto3.client would, and boto3 (with its S3 transfer manager) stays unloaded, in a
+    fresh interpreter. The client is the one boto3 makes: same class, region, endpoint."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from dynotui.dynamodb.connection import ConnectionOptions, make_client\n"
+        "client = make_client(ConnectionOptions(endpoint_url='http://localhost:8000'))\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'boto3', 's3transfer'}))\n"
+        "print(type(client).__name__, client.meta.region_name, client.meta.endpoint_url)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded, made = done.stdout.splitlines()
+    assert loaded == "[]"
+    import boto3
+
+    plain = boto3.client(
+        "dynamodb",
+        region_name="us-east-1",
+        endpoint_url="http://localhost:8000",
+        aws_access_key_id="x",
+        aws_secret_access_key="x",
+    )
+    assert made == f"{type(plain).__name__} us-east-1 http://localhost:8000"
