@@ -12,8 +12,12 @@ import textwrap
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from dynotui.dynamodb.loopback import is_loopback_url, loopback_problem
+from dynotui.dynamodb.connection import ConnectionOptions
+from dynotui.dynamodb.history_entry import connection_record
+from dynotui.dynamodb.loopback import is_loopback_url, loopback_problem, plain_reading
 
 
 def fake_dns(*addresses: str) -> Any:
@@ -72,6 +76,96 @@ def test_anything_else_is_refused_with_its_reason(url: str | None, why: str) -> 
     problem = loopback_problem(url)
     assert problem is not None and why in problem, problem
     assert not is_loopback_url(url)
+
+
+def _urllib3_and_urllib(url: str) -> tuple[tuple, tuple] | None:
+    """(scheme, host, port) as urllib3 connects and as urllib reads, or None if either
+    refuses the URL."""
+    from urllib.parse import urlsplit
+
+    from urllib3.util import parse_url
+
+    try:
+        connect, split = parse_url(url), urlsplit(url)
+        return (connect.scheme, connect.host, connect.port), (
+            split.scheme,
+            split.hostname,
+            split.port,
+        )
+    except Exception:
+        return None
+
+
+OCTET = st.one_of(st.integers(0, 999).map(str), st.from_regex(r"[0-9]{1,3}", fullmatch=True))
+PLAINISH = st.builds(
+    lambda scheme, host, port, slash: f"{scheme}://{host}{port}{slash}",
+    st.sampled_from(["http", "https", "HTTP", "ftp", "http:"]),
+    st.one_of(
+        st.just("localhost"),
+        st.sampled_from(["LOCALHOST", "localhost.", "127.1", "[::1]", "0x7f.0.0.1"]),
+        st.builds(lambda *o: ".".join(o), OCTET, OCTET, OCTET, OCTET),
+    ),
+    st.one_of(
+        st.just(""),
+        st.integers(0, 99999).map(lambda p: f":{p}"),
+        st.from_regex(r":[0-9]{1,6}", fullmatch=True),
+        st.sampled_from([":", ":0x50", ":+80", ":٨٠"]),
+    ),
+    st.sampled_from(["", "/", "//", "/x", "?", "#"]),
+)
+
+
+@given(PLAINISH)
+def test_a_plainly_written_url_is_read_as_both_parsers_read_it(url: str) -> None:
+    """The loopback check reads plain URLs without urllib3 (sparing its import at
+    start-up): what it reads is exactly what urllib3 connects to and urllib reads, and
+    whatever either parser would refuse or read otherwise is left to both parsers."""
+    plain = plain_reading(url)
+    if plain is None:
+        return
+    readings = _urllib3_and_urllib(url)
+    assert readings is not None, url
+    connect, split = readings
+    assert connect == split == plain, url
+
+
+@given(PLAINISH)
+def test_history_keeps_a_plain_endpoint_as_urllib3_rebuilds_it(url: str) -> None:
+    """History keeps the endpoint rebuilt from urllib3's parse (no user:password); a
+    plainly written one is rebuilt without urllib3, to the same text."""
+    from urllib3.util import Url, parse_url
+
+    try:
+        parts = parse_url(url)
+        expected = Url(scheme=parts.scheme, host=parts.host, port=parts.port, path=parts.path)
+        wanted = expected.url or None
+    except ValueError:
+        wanted = None
+    kept = connection_record(ConnectionOptions(endpoint_url=url))["endpoint_url"]
+    assert kept == wanted, url
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://localhost:8000", "https://127.0.0.1", "http://10.1.2.3:65535/", "http://localhost"],
+)
+def test_the_usual_local_endpoints_are_read_plainly(url: str) -> None:
+    assert plain_reading(url) is not None
+
+
+def test_checking_a_plain_local_endpoint_imports_no_urllib3() -> None:
+    """The app labels its connection before its first screen: that check leaves urllib3
+    (with http.client, ssl, email) unloaded, in a fresh interpreter."""
+    script = (
+        "import sys\n"
+        "from dynotui.dynamodb.loopback import is_loopback_url\n"
+        "assert is_loopback_url('http://localhost:8000')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'urllib3'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
 
 
 def test_localhost_must_resolve_to_loopback_only() -> None:

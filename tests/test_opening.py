@@ -145,7 +145,7 @@ def test_a_child_that_dies_leaves_the_work_to_the_thread(
 ) -> None:
 
     class Dying(Opening):
-        def _in_child(self, send: Any, receive: Any) -> None:
+        def in_child(self, send: Any, receive: Any) -> None:
             os._exit(3)
 
     options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
@@ -423,3 +423,117 @@ async def test_the_table_list_shows_the_names_read_at_open_without_listing_again
                 assert proxy.forwarded["ListTables"] == 1  # read at open, not again
         finally:
             opening.close()
+
+
+# -- the child forked as the command starts (cli/early_open.py) --------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, opens",
+    [
+        ([], True),
+        (["--table-name", "orders", "--partition-value", "c1"], True),
+        (["--endpoint-url", "http://localhost:8000", "--scan", "--segments", "4"], True),
+        (["--table-name=orders", "--no-history", "--no-mouse"], True),
+        (["pages", "--table-name", "orders"], False),
+        (["--endpoint-url", "http://localhost:8000", "tables"], False),
+        (["-h"], False),
+        (["--help"], False),
+        (["--he"], False),  # argparse reads a prefix of an option as the option
+        (["--version"], False),
+        (["--postgres", "postgresql://x"], False),
+        (["--postgres=postgresql://x"], False),
+        (["--post", "postgresql://x"], False),
+        (["--from-export", "folder"], False),
+        (["--from", "folder"], False),
+        (["--resume"], False),
+        (["--res"], False),
+        (["--table-name", "demo"], False),  # a table named like a command: no guess
+    ],
+)
+def test_the_child_is_forked_at_start_only_when_the_app_surely_opens_on_dynamodb(
+    argv: list[str], opens: bool
+) -> None:
+    from dynotui.cli.early_open import opens_dynamodb
+
+    assert opens_dynamodb(argv) is opens
+
+
+@needs_fork
+def test_a_child_forked_at_start_reads_page_one_once_it_is_sent_the_query(
+    ddb: Any, client: Any, demo_table: str
+) -> None:
+    from dynotui.cli import early_open
+
+    early_open.start(["--table-name", demo_table])
+    child = early_open.take()
+    assert child is not None and child.pid is not None and early_open.take() is None
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    form = QueryForm(partition_value="acme", page_size="6")
+    opening = Opening(options, demo_table, form).start(child)
+    result = opened(opening)
+    assert opening._child is child and opening.forked_page
+    assert result.error is None
+    truth = plain_pages(client, demo_table, 6, 2)
+    assert result.page.items == truth[0]
+    result.pager.accept(result.page)
+    assert result.pager.next().items == truth[1]  # read by that child, standing in
+    opening.close()
+    assert child.pid is None
+
+
+@needs_fork
+def test_a_child_forked_at_start_and_not_needed_is_stopped(
+    ddb: Any, client: Any, demo_table: str
+) -> None:
+    from dynotui.cli import early_open
+
+    early_open.start([])
+    child = early_open.take()
+    assert child is not None and child.pid is not None
+    pid = child.pid
+    child.close()  # as release does, or as if it had died: the opening forks its own
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: gone
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    opening = Opening(options, demo_table, QueryForm(partition_value="acme", page_size="4"))
+    result = opened(opening.start(child))
+    assert opening._child is not child and opening.forked_page
+    assert result.page.items == plain_pages(client, demo_table, 4, 1)[0]
+    opening.close()
+    early_open.start([])
+    pid = early_open._child.pid if early_open._child else None
+    early_open.release()
+    assert pid is not None and early_open.take() is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_making_the_client_loads_no_boto3() -> None:
+    """The opening's child makes the client before page 1: botocore's session makes it,
+    as boto3.client would, and boto3 (with its S3 transfer manager) stays unloaded, in a
+    fresh interpreter. The client is the one boto3 makes: same class, region, endpoint."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from dynotui.dynamodb.connection import ConnectionOptions, make_client\n"
+        "client = make_client(ConnectionOptions(endpoint_url='http://localhost:8000'))\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'boto3', 's3transfer'}))\n"
+        "print(type(client).__name__, client.meta.region_name, client.meta.endpoint_url)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded, made = done.stdout.splitlines()
+    assert loaded == "[]"
+    import boto3
+
+    plain = boto3.client(
+        "dynamodb",
+        region_name="us-east-1",
+        endpoint_url="http://localhost:8000",
+        aws_access_key_id="x",
+        aws_secret_access_key="x",
+    )
+    assert made == f"{type(plain).__name__} us-east-1 http://localhost:8000"

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 
 def main() -> int:
+    import sys
+
+    from dynotui.cli import early_open
     from dynotui.process import heap
 
     heap.arm()
+    # Before the parser loads: the opening's child loads botocore meanwhile.
+    early_open.start(sys.argv[1:])
     from dynotui.cli.main import main as run
 
     return run()

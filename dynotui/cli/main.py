@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from dynotui.cli import tui_cmd
+from dynotui.cli import early_open, tui_cmd
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.cli.output import ClosedOutput, quiet_closed_stdout
 from dynotui.core.errors import DynotuiError
@@ -120,6 +120,15 @@ def not_text(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return run_command(argv)
+    finally:
+        # A child forked as the command started (cli/early_open.py) that no opening took
+        # (a usage error, bad input): it has nothing to read.
+        early_open.release()
+
+
+def run_command(argv: Sequence[str] | None = None) -> int:
     problem = not_text(sys.argv[1:] if argv is None else argv)
     if problem is not None:
         print(f"dynotui: {visible(problem)}", file=sys.stderr)
@@ -128,6 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     debug = getattr(args, "debug", False)
     if args.run is not tui_cmd.run:
+        early_open.release()  # forked in case this run opened the app (cli/entry.py)
         heap.settle()  # what has loaded stays; the terminal UI settles at its first screen
     try:
         return int(args.run(args) or 0)

@@ -172,14 +172,19 @@ def form_from_args(args: argparse.Namespace) -> QueryForm:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dynotui.cli import early_open
+
     if args.resume:
+        early_open.release()  # a child forked at start for an opening (none here)
         return run_resume(args)
     from dynotui.cli.table_export_options import refuse_export_flags
 
     if args.from_export is not None:
+        early_open.release()
         return run_export(args)
     refuse_export_flags(args)
     if getattr(args, "postgres", None) is not None:
+        early_open.release()
         return run_postgres(args)
     if args.mode in ("keyset", "offset"):
         raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
@@ -195,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
     segment_count(form)  # bad segments are said before anything starts
     # The table and its page 1 are asked for while Textual loads (about as long), by a
     # child process where fork is available: before preload_ui, so it forks a small parent.
-    opening = Opening(options, args.table_name, form).start()
+    opening = Opening(options, args.table_name, form).start(early_open.take())
     preload_ui()
     client = opening.wait_for_client()
     return open_app(

@@ -185,8 +185,11 @@ def _check_timeouts(options: ConnectionOptions) -> None:
 
 
 def make_client(options: ConnectionOptions) -> Any:
-    """A boto3 DynamoDB client; throttling and dropped connections are retried by botocore."""
-    import boto3
+    """A DynamoDB client; throttling and dropped connections are retried by botocore.
+
+    Made by botocore's own session, as ``boto3.client("dynamodb")`` makes it: loading
+    boto3 too (its S3 transfer manager with it) added a tenth of the client's making to
+    every start, for nothing a DynamoDB client uses."""
     import botocore.session
     from botocore.config import Config
     from botocore.exceptions import ProfileNotFound
@@ -197,8 +200,10 @@ def make_client(options: ConnectionOptions) -> Any:
         check_endpoint(endpoint, endpoint_source(options))
     local = is_loopback_url(endpoint)
     core = botocore.session.get_session()
+    if options.profile is not None:
+        core.set_config_variable("profile", options.profile)
     try:
-        session = boto3.Session(botocore_session=core, profile_name=options.profile)
+        core.get_scoped_config()  # a profile not in the config (as boto3.Session checks)
     except ProfileNotFound as exc:
         raise ConnectionSetupError(
             f"AWS profile '{options.profile}' is not in your AWS config: check --profile."
@@ -209,13 +214,14 @@ def make_client(options: ConnectionOptions) -> Any:
         # The chain is made for the profile in force when first asked for: after it is set.
         for provider in NETWORK_CREDENTIAL_PROVIDERS:
             core.get_component("credential_provider").remove(provider)
-    region = effective_region(options, session.region_name) or (LOCAL_REGION if local else None)
+    profile_region = core.get_config_variable("region")
+    region = effective_region(options, profile_region) or (LOCAL_REGION if local else None)
     if region is None:
         raise ConnectionSetupError(
             "no AWS region: pass --region, set AWS_REGION, or set one in your profile."
         )
     check_region(region, "--region" if options.region else "the region")
-    found = signin.credentials(session)  # a credential_process runs here
+    found = signin.credentials(core)  # a credential_process runs here
     # A server on this machine with no credentials configured: placeholders it accepts.
     placeholders = local and found is None
     config = Config(
@@ -227,7 +233,7 @@ def make_client(options: ConnectionOptions) -> Any:
         # variable would send the request (the demo's writes too) somewhere else.
         proxies=DIRECT if local else None,
     )
-    client = session.client(
+    client = core.create_client(
         "dynamodb",
         region_name=region,
         endpoint_url=options.endpoint_url,
@@ -236,7 +242,7 @@ def make_client(options: ConnectionOptions) -> Any:
         aws_secret_access_key=LOCAL_FALLBACK["aws_secret_access_key"] if placeholders else None,
     )
     if found is not None:
-        signin.check_before_requests(client, found, signin.profile_name(session))
+        signin.check_before_requests(client, found, signin.profile_name(core))
     # Generated code must carry the same placeholders, or it fails where the app did not.
     setattr(client.meta, PLACEHOLDER_MARK, placeholders)
     install_cancel_hook(client)

@@ -24,6 +24,7 @@ from dynotui.core.text import visible
 from dynotui.dynamodb.connection import ConnectionOptions
 from dynotui.dynamodb.dynamo_json import from_wire, to_wire
 from dynotui.dynamodb.expressions import substitute
+from dynotui.dynamodb.loopback import plain_reading
 from dynotui.dynamodb.partiql import PartiQLSource, Statement
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import TableSchema, describe_table
@@ -39,6 +40,11 @@ def _endpoint(url: str | None) -> str | None:
     """The endpoint without any user:password in it, rebuilt from urllib3's parse."""
     if not url:
         return None
+    plain = plain_reading(url)
+    if plain is not None:  # rebuilt as urllib3 would, without loading it (see loopback)
+        scheme, host, port = plain
+        at = "" if port is None else f":{port}"
+        return f"{scheme}://{host}{at}{'/' if url.endswith('/') else ''}"
     from urllib3.util import Url, parse_url
 
     try:

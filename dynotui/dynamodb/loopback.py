@@ -24,6 +24,7 @@ proxy the way botocore will.
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -36,24 +37,31 @@ Resolver = Callable[..., Sequence[Any]]
 DIRECT: dict[str, str] = {}
 
 
-def _addresses(host: str, port: int | None, resolve: Resolver) -> list[str]:
-    found = resolve(host, port or 80, type=socket.SOCK_STREAM)
-    return [info[4][0] for info in found]
+# A URL written this plainly (lower case, localhost or a dotted IPv4 address, a port of
+# digits, nothing after but a slash) is read alike by urllib3 and urllib, as
+# tests/test_loopback.py checks against both: only the others are read by urllib3 too,
+# which spares its import (a tenth of a second) where the app labels its connection at
+# start-up.
+_PLAIN = re.compile(r"(https?)://(localhost|[0-9]{1,3}(?:\.[0-9]{1,3}){3})(?::([0-9]{1,5}))?/?")
 
 
-def loopback_problem(url: str | None, resolve: Resolver = socket.getaddrinfo) -> str | None:
-    """Why ``url`` is not certainly an endpoint on this machine, or None when it is."""
+def plain_reading(url: str) -> tuple[str, str, int | None] | None:
+    """The scheme, host and port of a plainly written ``url`` (see ``_PLAIN``), or None
+    when it must be read by both parsers."""
+    found = _PLAIN.fullmatch(url)
+    if found is None:
+        return None
+    scheme, host, port = found.groups()
+    if port is not None and int(port) > 65535:
+        return None  # refused by both parsers, with their words
+    return scheme, host, None if port is None else int(port)
+
+
+def _both_readings(url: str) -> tuple[str, str, int | None] | str:
+    """The scheme, host and port urllib3 connects to, or why the two parsers disagree."""
     from urllib3.exceptions import LocationParseError
     from urllib3.util import parse_url
 
-    if not url:
-        return "no endpoint is set"
-    if "@" in url:
-        return "it holds an '@' (a user name part, or text a client may read as one)"
-    if "\\" in url:
-        return "it holds a backslash, which URL parsers read differently"
-    if any(c.isspace() or not c.isprintable() for c in url):
-        return "it holds whitespace or a control character"
     try:
         connect = parse_url(url)
         split = urlsplit(url)
@@ -67,7 +75,29 @@ def loopback_problem(url: str | None, resolve: Resolver = socket.getaddrinfo) ->
         split_port,
     ):
         return "urllib3 (which connects) and urllib read its host differently"
-    if connect.scheme not in ("http", "https"):
+    return connect.scheme or "", host, connect.port
+
+
+def _addresses(host: str, port: int | None, resolve: Resolver) -> list[str]:
+    found = resolve(host, port or 80, type=socket.SOCK_STREAM)
+    return [info[4][0] for info in found]
+
+
+def loopback_problem(url: str | None, resolve: Resolver = socket.getaddrinfo) -> str | None:
+    """Why ``url`` is not certainly an endpoint on this machine, or None when it is."""
+    if not url:
+        return "no endpoint is set"
+    if "@" in url:
+        return "it holds an '@' (a user name part, or text a client may read as one)"
+    if "\\" in url:
+        return "it holds a backslash, which URL parsers read differently"
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "it holds whitespace or a control character"
+    reading = plain_reading(url) or _both_readings(url)
+    if isinstance(reading, str):
+        return reading
+    scheme, host, port = reading
+    if scheme not in ("http", "https"):
         return "it is not an http or https URL"
     if not host:
         return "it names no host"
@@ -84,7 +114,7 @@ def loopback_problem(url: str | None, resolve: Resolver = socket.getaddrinfo) ->
         ):
             return f"its host {host!r} is an IPv6 form of another address: write 127.0.0.1"
     try:
-        addresses = _addresses(host, connect.port, resolve)
+        addresses = _addresses(host, port, resolve)
     except (OSError, UnicodeError):
         return f"its host {host!r} does not resolve"
     if not addresses:

@@ -78,9 +78,21 @@ class Opening:
         self.done = threading.Event()
         self._thread = threading.Thread(target=self._run, name="dynotui-open", daemon=True)
 
-    def start(self) -> Opening:
+    def start(self, child: Forked | None = None) -> Opening:
+        """``child``: one forked already, as the command started (``cli/early_open.py``),
+        that waits to be sent the options, the table and the form, then does what
+        ``in_child`` does; without one, a child is forked here."""
+        if child is not None and not self.fork:
+            child.close()
+            child = None
+        if child is not None:
+            try:
+                child.send((self.options, self.table, self.form))
+            except EOFError:  # it has ended: fork another
+                child = None
         if self.fork:
-            self._child = Forked(self._in_child)  # before any thread: fork copies only one
+            # Forked before any thread: fork copies only one.
+            self._child = child if child is not None else Forked(self.in_child)
             # The app starts at once; its own client is made once its first screen is up.
             self.client = LazyClient(self.options)
             self.label = provisional_label(self.options)
@@ -104,7 +116,9 @@ class Opening:
 
     # -- in the child process -----------------------------------------------------------
 
-    def _in_child(self, send: Send, receive: Callable[[], Any]) -> None:
+    def in_child(self, send: Send, receive: Callable[[], Any]) -> None:
+        """In the child process: the client, then the table and page 1, sent as they
+        come; then the parent's reads, until it sends None."""
         try:
             client = make_client(self.options)
         except BaseException as exc:

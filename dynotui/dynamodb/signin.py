@@ -32,8 +32,9 @@ def sso_words(profile: str) -> str:
 
 
 def profile_name(session: Any) -> str:
-    """The profile in force: --profile, else AWS_PROFILE, else botocore's default."""
-    return str(session.profile_name or "default")
+    """The profile in force: --profile, else AWS_PROFILE, else botocore's default
+    (``session``: botocore's)."""
+    return str(session.profile or "default")
 
 
 def as_sign_in_error(exc: BaseException, profile: str) -> SignInError | None:

@@ -195,6 +195,9 @@ class PagerApp(App[None]):
     ) -> None:
         self.main_view.open_table(name, work, done, failed)
 
+    def after_refresh(self, work: Callable[[], None]) -> None:
+        self.call_after_refresh(work)
+
     @on(CallReported)
     def _call_reported(self, message: CallReported) -> None:
         message.deliver()

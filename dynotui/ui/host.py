@@ -59,6 +59,10 @@ class Host(Protocol):
         while the status line says so; ``done`` or ``failed`` runs only if the table is
         still wanted (Esc, or another table asked for since, abandons it)."""
 
+    def after_refresh(self, work: Callable[[], None]) -> None:
+        """``work`` on the UI thread once the screen has been drawn with what has changed
+        so far: for work that can wait, and would hold back what is about to be drawn."""
+
     def fail(self, error: BaseException, title: str) -> None:
         """A failure in words, shown for a while."""
 

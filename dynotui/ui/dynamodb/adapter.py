@@ -24,8 +24,6 @@ from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions, describe, in_force, make_client
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.dynamo_json import Item
-from dynotui.dynamodb.foreign import foreign_reader
-from dynotui.dynamodb.foreign_skip import resolve_start
 from dynotui.dynamodb.opening import Opened, Opening
 from dynotui.dynamodb.pricing import read_prices
 from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
@@ -109,6 +107,7 @@ class DynamoDBAdapter:
         self.segment_clients = SegmentClients(options, client)
         self._listed_at_open: list[str] | None = None  # the table names read at open
         self._warm_when_opened = False
+        self._handed_over = False  # what the opening read has been handed to the view
         self.what_ifs = WhatIfs()  # the session's estimates, the latest per query
 
     # -- the adapter protocol ---------------------------------------------------------------
@@ -152,11 +151,11 @@ class DynamoDBAdapter:
             self.choose_table(host, answer)
 
     def started(self) -> None:
-        preread = self.preread
-        if preread is not None and not preread.done.is_set():
-            # Page 1 (or the table names) is still coming: making the client loads botocore
-            # on this process's one interpreter, which would hold back its arrival on screen
-            # (seconds, on a busy machine). The child's client stands in until then.
+        if self.preread is not None and not self._handed_over:
+            # Page 1 (or the table names) is still coming, or has come and is not yet
+            # handed to the view: making the client loads botocore on this process's one
+            # interpreter, which would hold back its drawing (seconds, on a busy machine).
+            # The child's client stands in until then.
             self._warm_when_opened = True
             return
         self._warm()
@@ -384,6 +383,9 @@ class DynamoDBAdapter:
         return code_target(self._client)
 
     def foreign_reader(self, shown: DynamoShown) -> ForeignReader | None:
+        # Loaded when a cursor is pasted, not before the first screen.
+        from dynotui.dynamodb.foreign import foreign_reader
+
         return foreign_reader(shown.pager.source) if shown.pager is not None else None
 
     def foreign_start(
@@ -394,6 +396,8 @@ class DynamoDBAdapter:
             return None  # a PartiQL read resumes only from dynotui's signed tokens
 
         def read() -> CursorStart:
+            from dynotui.dynamodb.foreign_skip import resolve_start
+
             found = resolve_start(source, start)  # past the items the cursor had shown
             return CursorStart(found.start_key, found.note, FOREIGN_ORIGIN, found.cost)
 
@@ -499,8 +503,11 @@ class DynamoDBAdapter:
         try:
             self._show_opened(host, opened, answer)
         finally:
-            if self._warm_when_opened:  # what was read at open is in: the app's own client
-                self._warm()
+            self._handed_over = True
+            if self._warm_when_opened:  # what was read at open is in: the app's own client,
+                # once it is drawn (making the client loads botocore on the one interpreter
+                # that draws it: a third of a second, on a busy machine much more)
+                host.after_refresh(self._warm)
 
     def _show_opened(self, host: Host, opened: Opened, answer: DynamoAnswer) -> None:
         form = self.form
