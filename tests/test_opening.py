@@ -459,6 +459,17 @@ def test_the_child_is_forked_at_start_only_when_the_app_surely_opens_on_dynamodb
     assert opens_dynamodb(argv) is opens
 
 
+def test_the_early_fork_knows_every_command_and_every_option_that_opens_no_table() -> None:
+    """early_open keeps its own copy of the commands (it runs before the parser loads):
+    a command added to the parser and not to it would fork a child for nothing."""
+    from dynotui.cli.early_open import COMMAND_WORDS, NOT_OPENING
+    from dynotui.cli.main import COMMANDS, build_parser
+
+    assert set(COMMAND_WORDS) == set(COMMANDS)
+    options = {o for action in build_parser()._actions for o in action.option_strings}
+    assert set(NOT_OPENING) <= options, "each option early_open watches is the parser's"
+
+
 @needs_fork
 def test_a_child_forked_at_start_reads_page_one_once_it_is_sent_the_query(
     ddb: Any, client: Any, demo_table: str
