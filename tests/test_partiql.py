@@ -70,12 +70,15 @@ def test_pages_equal_the_plain_loop_forward_back_and_by_token(client, demo_table
 
 
 def test_a_filtered_statement_pages_past_empty_pages(client, demo_table) -> None:
-    statement = f'SELECT * FROM "{demo.TABLE}" WHERE customer = ? AND status = ?'
-    parameters = [{"S": demo.BIG_CUSTOMER}, {"S": demo.RARE_STATUS}]
+    # The big customer's first 1,000 orders (of 6,000), where 100 in a row lack the rare
+    # status: the whole partition took DynamoDB Local 15 s, these orders 2.4 s.
+    statement = f'SELECT * FROM "{demo.TABLE}" WHERE customer = ? AND order_no < ? AND status = ?'
+    parameters = [{"S": demo.BIG_CUSTOMER}, {"S": "19"}, {"S": demo.RARE_STATUS}]
     truth = [item for page in ground_truth(client, statement, parameters, 100) for item in page]
     pager = partiql_pager(client, Statement(statement, tuple(parameters), 100))
     pages = walk(pager)
-    assert items_of(pages) == truth and any(not p.items and p.next_start_key for p in pages)
+    assert truth and items_of(pages) == truth
+    assert any(not p.items and p.next_start_key for p in pages)
 
 
 def test_only_select_is_run_and_nothing_is_called_otherwise() -> None:
