@@ -32,7 +32,7 @@ def test_a_port_taken_before_the_jvm_binds_is_named(monkeypatch: pytest.MonkeyPa
         # Taken between dynotui's own check and the JVM's bind (another program's race):
         # the check passes, the JVM fails to bind.
         monkeypatch.setattr(runner, "port_is_free", lambda port: True)
-        server = DynamoDBLocal(port=port, home=ensure_home(), startup_timeout=120)
+        server = DynamoDBLocal(port=port, home=ensure_home(), startup_timeout=120, quick_start=True)
         with pytest.raises(LocalSetupError) as refused:
             server.start()
     words = str(refused.value)
@@ -43,7 +43,7 @@ def test_a_port_taken_before_the_jvm_binds_is_named(monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.jvm
 def test_a_killed_jvm_is_said_to_be_killed(tmp_path: Path) -> None:
-    server = DynamoDBLocal(home=ensure_home(), startup_timeout=120).start()
+    server = DynamoDBLocal(home=ensure_home(), startup_timeout=120, quick_start=True).start()
     try:
         assert server.pid is not None
         errors: list[BaseException] = []

@@ -270,7 +270,7 @@ PROXY_SCRIPT = textwrap.dedent(
     from dynotui.local.runner import DynamoDBLocal
     from dynotui.local.tables import create_table, table_definition, write_items
     try:
-        with DynamoDBLocal(startup_timeout=120) as server:
+        with DynamoDBLocal(startup_timeout=120, quick_start=True) as server:
             client = make_client(ConnectionOptions(endpoint_url=server.endpoint_url))
             create_table(client, table_definition("proxied", ("pk", "S")))
             write_items(client, "proxied", [{"pk": str(i)} for i in range(30)])

@@ -1,4 +1,7 @@
-"""The DynamoDB Local runner: it answers, and its JVM never outlives the Python process."""
+"""The DynamoDB Local runner: it answers, and its JVM never outlives the Python process.
+
+The JVMs started here only start, answer and stop: they start as the demo's do
+(``quick_start``: C1 only, serial GC), at about half the CPU (2.8 s against 5 s here)."""
 
 from __future__ import annotations
 
@@ -21,10 +24,10 @@ CHILD = textwrap.dedent(
     from dynotui.local.runner import DynamoDBLocal
     mode = sys.argv[1]
     if mode == "forgot-stop":
-        server = DynamoDBLocal().start()
+        server = DynamoDBLocal(quick_start=True).start()
         print(server.pid, flush=True)
         sys.exit(0)
-    with DynamoDBLocal() as server:
+    with DynamoDBLocal(quick_start=True) as server:
         print(server.pid, flush=True)
         if mode == "exception":
             raise RuntimeError("boom")
@@ -54,7 +57,7 @@ def wait_gone(pid: int, seconds: float = 20) -> bool:
 def test_runner_answers_and_stops(ddb: DynamoDBLocal) -> None:
     assert ddb.endpoint_url.startswith("http://127.0.0.1:")
     assert "TableNames" in ddb.client().list_tables()
-    with DynamoDBLocal() as second:
+    with DynamoDBLocal(quick_start=True) as second:
         pid = second.pid
         assert pid is not None and alive(pid)
         assert second.port != ddb.port
