@@ -41,16 +41,28 @@ def ids(pages: list[Any], key: str = "id") -> list[Any]:
     return [int(item[key]) for page in pages for item in page.items]
 
 
+_described: dict[str, Any] = {}
+
+
+def described(pg: Any, table: str) -> Any:
+    """``table`` as dynotui describes it, once per module: no test here changes a table's
+    columns or indexes, and describing plans each order's first pages (EXPLAIN), about
+    0.6 s for orders. The tests of describing itself call ``describe_table``."""
+    if table not in _described:
+        _described[table] = describe_table(pg, table)
+    return _described[table]
+
+
 def query(
     pg: Any, order: str, *, reverse: bool = False, table: str = "orders", **options: Any
 ) -> PgQuery:
-    described = describe_table(pg, table)
-    chosen = described.order(order)
+    described_table = described(pg, table)
+    chosen = described_table.order(order)
     if reverse:
         chosen = chosen.reversed()
     options.setdefault("where", SUBSET if table == "orders" else None)
     options.setdefault("params", (2000,) if table == "orders" else ())
-    return PgQuery(described, chosen, descending=reverse, **options)
+    return PgQuery(described_table, chosen, descending=reverse, **options)
 
 
 # (dynotui's order, reversed?, the test's own ORDER BY for the same rows)
