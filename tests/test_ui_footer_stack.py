@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Label
+from textual.widgets._footer import FooterKey
 from uihelpers import make_app, screen_text
 
 from dynotui.dynamodb.query_form import QueryForm
@@ -74,6 +75,38 @@ async def test_every_footer_key_is_whole_or_absent(
         compare_keys = footer_keys(app)
         shown = assert_whole(screen_text(app)[-1], compare_keys)
         assert "Side" in shown and "Quit" in shown
+
+
+async def test_the_footer_keeps_its_keys_until_they_change(
+    client: Any, wide_key_table: str
+) -> None:
+    """The footer's key widgets are made again only when the keys they show change: a
+    page read, or a dialog opened and closed over the main screen, leaves them as they
+    were (Textual's footer made its dozen keys again on each opening and closing)."""
+    app = make_app(client, QueryForm(partition_value="p", page_size="5"), table=wide_key_table)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+
+        def keys() -> list[int]:
+            return [id(key) for key in app.main_screen.query(FooterKey)]
+
+        await pilot.press("n")
+        await settle(pilot)
+        before = keys()
+        # Held here, the widgets cannot be collected and their ids reused.
+        held = list(app.main_screen.query(FooterKey))
+        for press in ["n", "s", "escape", "question_mark", "escape"]:
+            await pilot.press(press)
+            await settle(pilot)
+        assert app.screen is app.main_screen and "Page 3" in " ".join(screen_text(app))
+        assert keys() == before, "the footer made its keys again"
+        prev = next(key for key in held if key.action == "prev")
+        assert not prev.disabled
+        assert_whole(screen_text(app)[-1], footer_keys(app))
+        await pilot.press("w")  # compare: other keys, so other widgets
+        await settle(pilot)
+        assert not set(keys()) & set(before)
+        assert "Side" in assert_whole(screen_text(app)[-1], footer_keys(app))
 
 
 def test_footer_choice_keeps_importance_and_ends_at_the_first_misfit() -> None:
