@@ -69,10 +69,10 @@ KeyPlan = tuple[str, str, str, str, bool, str, str]
 class KeyFooter(Footer):
     """``importance``: actions, the most important first, for a narrow terminal's choice.
 
-    Textual's footer makes its keys anew whenever the screen's bindings may have changed
-    (a focus move, a page read): a dozen widgets mounted and styled each time, most often
-    to show the same keys. This one keeps its keys when they would be the same (measured
-    with the UI tests' profile: a tenth of their CPU went to the footer's restyling)."""
+    Textual's footer makes its keys anew whenever its screen's bindings are refreshed, as
+    when a dialog opens over the screen and again when it closes: a dozen widgets mounted
+    and styled each time, to show the same keys. This one keeps its keys when they would
+    be the same (in the UI tests' profile a tenth of their CPU went to that restyling)."""
 
     def __init__(self, importance: Sequence[str] = (), *, id: str | None = None) -> None:
         super().__init__(id=id)
