@@ -77,7 +77,6 @@ class KeyFooter(Footer):
     def __init__(self, importance: Sequence[str] = (), *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.importance = tuple(importance)
-        self._composed_for: tuple[int, bool, bool] | None = None
         self._shown: list[KeyPlan] | None = None  # the keys composed last
 
     def _room(self) -> int:
@@ -126,7 +125,6 @@ class KeyFooter(Footer):
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
-        self._composed_for = (self.size.width, self.compact, self.show_command_palette)
         self._shown = self._plan()
         for key, shown, words, action, disabled, tooltip, classes in self._shown:
             footer_key = FooterKey(
@@ -137,7 +135,6 @@ class KeyFooter(Footer):
 
     async def recompose(self) -> None:
         if self._shown is not None and self.is_attached and self._plan() == self._shown:
-            self._composed_for = (self.size.width, self.compact, self.show_command_palette)
             return  # the same keys: nothing to make again
         await super().recompose()
 
@@ -151,7 +148,7 @@ class KeyFooter(Footer):
         self._refit()
 
     def _refit(self) -> None:
-        """Chosen again when the room changed: the width, compact or the palette's key."""
-        now = (self.size.width, self.compact, self.show_command_palette)
-        if self._bindings_ready and self.is_attached and now != self._composed_for:
+        """Chosen again when the room may have changed (the width, compact or the palette's
+        key): made again only if other keys fit (``recompose``)."""
+        if self._bindings_ready and self.is_attached:
             self.call_after_refresh(self.recompose)
