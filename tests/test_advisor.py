@@ -200,8 +200,8 @@ def test_a_scan_gets_each_finding_once_and_no_key_condition_words(client, schema
     text = found["digit-strings"]
     match = re.search(r"'(\d+)' sorts before '(\d+)' within `customer` = '([^']+)'", text)
     assert match, text
-    first, second, customer = match.groups()
-    assert customer in inverted and {first, second} <= set(by_partition[customer])
+    sorts_first, sorts_next, customer = match.groups()
+    assert customer in inverted and {sorts_first, sorts_next} <= set(by_partition[customer])
 
 
 @pytest.mark.parametrize(("within", "expected"), [(False, False), (True, True)])
