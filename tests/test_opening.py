@@ -548,3 +548,21 @@ def test_making_the_client_loads_no_boto3() -> None:
         aws_secret_access_key="x",
     )
     assert made == f"{type(plain).__name__} us-east-1 http://localhost:8000"
+
+
+def test_the_schema_the_child_sends_needs_no_dateutil_to_unpickle(
+    client: Any, demo_table: str
+) -> None:
+    """botocore gives CreationDateTime in dateutil's local zone; the schema holds the same
+    instant in the standard library's UTC, so the app unpickles it without dateutil."""
+    import pickle
+    from datetime import timezone
+
+    from dynotui.dynamodb.schema import describe_table
+
+    raw = client.describe_table(TableName=demo_table)["Table"]["CreationDateTime"]
+    assert "dateutil" in type(raw.tzinfo).__module__  # what botocore gives
+    schema = describe_table(client, demo_table)
+    assert schema.created == raw and schema.created is not None
+    assert schema.created.tzinfo is timezone.utc
+    assert b"dateutil" not in pickle.dumps(schema)
