@@ -2,15 +2,28 @@
 
 Shared by the benchmarks: Textual's Pilot adds tens of milliseconds per key, a real
 terminal does not. The floor of this method (a capture-pane round trip) is a few ms.
+
+The screen is read when the app writes to it, not on a clock: tmux copies the pane's
+output into a pipe (pipe-pane), and a read of the screen follows each write. Reading it
+every few milliseconds instead (as this did) kept most of a core busy with capture-pane
+processes while the app started or answered a key, on the machine being measured: on
+two cores, a load the app met and a one-process bare app hardly did.
 """
 
 from __future__ import annotations
 
+import os
+import select
 import shlex
+import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
+
+# With no output at all, the screen is read again after this long anyway.
+IDLE_READ = 0.1
 
 
 class TmuxApp:
@@ -24,6 +37,8 @@ class TmuxApp:
         prefix: str = "bench",
     ):
         self.name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        go = f"{self.name}-go"
+        fifo = self._open_pipe()
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
         command_line = [
             "tmux",
@@ -35,17 +50,49 @@ class TmuxApp:
             str(width),
             "-y",
             str(height),
-            f"env {exports} {command}; sleep 30",
+            # The command waits for the go, given once the pane's output is piped here.
+            f"tmux wait-for {go}; env {exports} {command}; sleep 30",
         ]
         for attempt in range(3):
             # A tmux server whose last session just closed may still be exiting: retry.
-            self.began = time.perf_counter()
             done = subprocess.run(command_line, capture_output=True, text=True)
             if done.returncode == 0:
                 break
             time.sleep(0.2 * (attempt + 1))
         else:
+            self._close_pipe()
             raise RuntimeError(f"tmux new-session failed: {done.stderr.strip()}")
+        subprocess.run(
+            ["tmux", "pipe-pane", "-t", self.name, f"cat >> {shlex.quote(fifo)}"], check=True
+        )
+        self.began = time.perf_counter()
+        subprocess.run(["tmux", "wait-for", "-S", go], check=True)
+
+    def _open_pipe(self) -> str:
+        self._folder = tempfile.mkdtemp(prefix="tmux-screen-")
+        fifo = os.path.join(self._folder, "output")
+        os.mkfifo(fifo)
+        self._output = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        # A writer of our own, always: select then waits for output, not an end of file.
+        self._writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        return fifo
+
+    def _close_pipe(self) -> None:
+        for fd in (self._output, self._writer):
+            os.close(fd)
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def _wait_output(self, timeout: float) -> None:
+        """Until the app writes to the screen (or ``timeout``): then all it wrote is read."""
+        ready, _, _ = select.select([self._output], [], [], max(timeout, 0.0))
+        if not ready:
+            return
+        while True:
+            try:
+                if not os.read(self._output, 1 << 16):
+                    return
+            except BlockingIOError:
+                return
 
     def screen(self) -> str:
         return subprocess.run(
@@ -53,7 +100,7 @@ class TmuxApp:
         ).stdout
 
     def wait_for(
-        self, found: Callable[[str], bool], timeout: float = 120, poll: float = 0.005
+        self, found: Callable[[str], bool], timeout: float = 120
     ) -> tuple[float, list[float]]:
         """Seconds until ``found`` holds for the screen, and when the screen changed."""
         changes: list[float] = []
@@ -67,7 +114,7 @@ class TmuxApp:
                 last = text
             if found(text):
                 return now - self.began, changes
-            time.sleep(poll)
+            self._wait_output(min(IDLE_READ, deadline - time.perf_counter()))
         raise TimeoutError(f"not on screen after {timeout} s:\n{last}")
 
     def keys(self, *keys: str) -> None:
@@ -75,13 +122,14 @@ class TmuxApp:
 
     def timed_key(self, key: str, found: Callable[[str], bool], timeout: float = 30) -> float:
         """Seconds from sending ``key`` until ``found`` holds."""
+        self._wait_output(0)  # what was written before the key is not its answer
         began = time.perf_counter()
         self.keys(key)
         deadline = began + timeout
         while time.perf_counter() < deadline:
             if found(self.screen()):
                 return time.perf_counter() - began
-            time.sleep(0.002)
+            self._wait_output(min(IDLE_READ, deadline - time.perf_counter()))
         raise TimeoutError(f"{key!r}: not on screen after {timeout} s:\n{self.screen()}")
 
     def timed_change(self, key: str, pause: float = 0.0) -> float:
@@ -92,6 +140,7 @@ class TmuxApp:
 
     def close(self) -> None:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        self._close_pipe()
 
     def __enter__(self) -> TmuxApp:
         return self
