@@ -182,7 +182,8 @@ def _order(
 def _in_utc(when: datetime | None) -> datetime | None:
     """botocore parses a timestamp with dateutil's local zone: the same instant in UTC, on
     the standard library's zone, so a schema read in the opening's child process unpickles
-    in the app without importing dateutil (tens of milliseconds before page 1 is drawn)."""
+    in the app without importing dateutil on the way to page 1 (8 ms measured alone; more
+    while the app draws its first screen beside it)."""
     if when is None:
         return None
     if when.tzinfo is None:  # the service's timestamps are UTC instants
