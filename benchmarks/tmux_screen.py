@@ -62,11 +62,16 @@ class TmuxApp:
         else:
             self._close_pipe()
             raise RuntimeError(f"tmux new-session failed: {done.stderr.strip()}")
-        subprocess.run(
-            ["tmux", "pipe-pane", "-t", self.name, f"cat >> {shlex.quote(fifo)}"], check=True
-        )
-        self.began = time.perf_counter()
-        subprocess.run(["tmux", "wait-for", "-S", go], check=True)
+        try:
+            subprocess.run(
+                ["tmux", "pipe-pane", "-t", self.name, f"cat >> {shlex.quote(fifo)}"],
+                check=True,
+            )
+            self.began = time.perf_counter()
+            subprocess.run(["tmux", "wait-for", "-S", go], check=True)
+        except BaseException:
+            self.close()  # the session, the pipe and its folder
+            raise
 
     def _open_pipe(self) -> str:
         self._folder = tempfile.mkdtemp(prefix="tmux-screen-")
