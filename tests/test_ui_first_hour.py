@@ -74,6 +74,50 @@ def sparse_table(client: Any) -> str:
     return name
 
 
+@pytest.fixture(scope="module")
+def striped_table(client: Any) -> str:
+    """Pages of five: page 2's items lack the attribute pages 1 and 3 carry."""
+    name = "first-hour-striped"
+    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
+    items = [
+        {"pk": "p", "sk": f"{page}{i}", **({} if page == "b" else {"note": f"n{i}"})}
+        for page in "abc"
+        for i in range(5)
+    ]
+    write_items(client, name, items)
+    return name
+
+
+async def test_the_rows_stay_put_when_a_pages_status_needs_a_line_less(
+    client, striped_table
+) -> None:
+    """Page 2's status carries the folded-columns note and takes two lines at this width;
+    page 3's takes one, and the rows do not move up a line for it: one stack's pages keep
+    the status line's tallest. A new width measures it again."""
+    app = make_app(client, QueryForm(partition_value="p", page_size="5"), table=striped_table)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        status = view.query_one("#status-line", Static)
+
+        def rows_at() -> int:
+            return view.results.region.y
+
+        first = rows_at()
+        assert status.size.height == 1 and "folded" not in text_of(status)
+        await pilot.press("n")
+        await settle(pilot)
+        assert "1 empty column folded" in text_of(status) and status.size.height == 2
+        assert rows_at() == first + 1
+        await pilot.press("n")
+        await settle(pilot)
+        assert "Page 3" in text_of(status) and "folded" not in text_of(status)
+        assert status.size.height == 2 and rows_at() == first + 1, "the rows stay put"
+        await pilot.resize_terminal(220, 35)
+        await settle(pilot)
+        assert status.size.height == 1 and rows_at() == first, "measured again, wider"
+
+
 async def test_numbers_show_every_digit_or_an_exact_shorter_form(client, numbers_table) -> None:
     app = make_app(client, QueryForm(partition_value="p"), table=numbers_table)
     async with app.run_test(size=(120, 40)) as pilot:
