@@ -31,7 +31,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.events import Resize
 from textual.message import Message
 from textual.reactive import var
 from textual.timer import Timer
@@ -54,8 +53,8 @@ from dynotui.ui.widgets.results import Results
 from dynotui.ui.widgets.safe_text import TextStatic, notify, plain
 from dynotui.ui.widgets.segment_map import SegmentMap
 from dynotui.ui.widgets.sidebar import CostSidebar, CostStrip
+from dynotui.ui.widgets.status_line import StatusLine, status_line, walking
 from dynotui.ui.widgets.status_line import busy as busy_text
-from dynotui.ui.widgets.status_line import status_line, walking
 
 SLOW_READ = 0.15  # show that a read is under way only past this many seconds
 T = TypeVar("T")
@@ -165,15 +164,11 @@ class PagerView(Horizontal):
         self._costs_due = False  # the sidebar waits for the frame that shows the rows
         self._hint: Text | None = None  # said in the status line while there is no query
         self._notice: Text | None = None  # said instead, until the next move
-        # The most lines a page's status has needed in this stack, and the stack's pager.
-        self._status_rows = 0
-        self._status_rows_for: object = None
-        self._status_held: int | None = None  # the status line's min-height, as set
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="results-pane"):
             yield TextStatic("", id="query-line")
-            yield TextStatic("", id="status-line")
+            yield StatusLine(id="status-line")
             yield Results(id="results")
             yield SegmentMap(compact=True, id="segment-line")
             yield CostStrip("", id="cost-strip")
@@ -656,7 +651,7 @@ class PagerView(Horizontal):
     def _draw_status(self) -> None:
         if not self.is_mounted:
             return
-        line = self.query_one("#status-line", TextStatic)
+        line = self.query_one("#status-line", StatusLine)
         if self._notice is not None:
             line.show(self._notice)
             return
@@ -670,7 +665,7 @@ class PagerView(Horizontal):
                     "(f, then e, shows them)",
                     style="dim",
                 )
-            self._hold_status_rows(line, state.pager, text)
+            line.hold_for(state.pager, text)
         else:
             text = self._hint.copy() if self._hint is not None else Text("")
         status = self.machine.status
@@ -696,21 +691,6 @@ class PagerView(Horizontal):
         if status.goal_page is not None and reading is not None:
             text = walking(status.goal_page, reading.number) + text
         line.show(text)
-
-    def _hold_status_rows(self, line: TextStatic, pager: object, text: Text) -> None:
-        """For one stack's pages the status line keeps the most lines a page's status has
-        needed: a note that comes and goes (folded columns) would otherwise move the rows
-        up and down a line from page to page. A new stack, or a new width, starts again."""
-        if pager is not self._status_rows_for:
-            self._status_rows_for, self._status_rows = pager, 0
-        self._status_rows = max(self._status_rows, line.rows_for(text))
-        held = self._status_rows if self._status_rows > 1 else None
-        if held != self._status_held:  # setting it, even to the same, lays out the screen
-            self._status_held = line.styles.min_height = held
-
-    def on_resize(self, event: Resize) -> None:
-        self._status_rows = 0  # measured again at this width, when the status is drawn
-        self._draw_status()
 
     # -- the item under the cursor ----------------------------------------------------------
 

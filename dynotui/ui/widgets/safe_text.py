@@ -7,21 +7,17 @@ such text goes through here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import App
 from textual.notifications import SeverityLevel
-from textual.visual import visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
 from dynotui.core.errors import error_words
 from dynotui.core.text import visible, visible_lines
-
-if TYPE_CHECKING:
-    from textual.css.styles import RulesMap
 
 
 def plain(text: object, style: str = "") -> Text:
@@ -78,21 +74,6 @@ class TextStatic(Static):
         same = fits and self._shape == shape
         self._shape = shape if fits else None
         self.update(text, layout=not same)
-
-    def rows_for(self, text: Text) -> int:
-        """The lines ``text`` takes at this widget's width, measured as Textual lays it out
-        and at most the widget's max-height (0 before the widget has a width)."""
-        width = self.content_region.width
-        if not width:
-            return 0
-        # The styles object is the mapping of rules Textual's own layout passes here; its
-        # annotation names the TypedDict the styles are read through.
-        rules = cast("RulesMap", self.styles)
-        rows = visualize(self, text, markup=False).get_height(rules, width)
-        cap = self.styles.max_height
-        if cap is not None and cap.is_cells:
-            rows = min(rows, int(cap.value))
-        return rows
 
     @property
     def shown(self) -> Text:
