@@ -56,6 +56,27 @@ Bare().run()
 """
 
 
+def installed_bytecode(cache: str) -> dict[str, str]:
+    """What makes a checkout's app write and read its bytecode in ``cache``, as an
+    installed app reads pip's (an empty value unsets PYTHONDONTWRITEBYTECODE)."""
+    return {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": cache}
+
+
+def bytecode_as_installed(cache: str, checkouts: list[Path]) -> dict[str, str]:
+    """The apps' environment for reading their bytecode as an installed app does: where
+    PYTHONDONTWRITEBYTECODE is set (some sandboxes and CI images) a checkout's modules
+    would be compiled from source at every start (about half a second here), while
+    Textual's and botocore's come compiled. Compiled now, into a folder of the run's own."""
+    env = installed_bytecode(cache)
+    for checkout in checkouts:
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(checkout / "dynotui")],
+            env={**os.environ, **env},
+            check=True,
+        )
+    return env
+
+
 def in_checkout(source: str, command: str) -> str:
     # `python -m` puts the working directory first on sys.path: run from the checkout.
     return "sh -c " + shlex.quote(f"cd {shlex.quote(source)} && exec {command}")
@@ -94,7 +115,7 @@ def import_top(source: str, runs: int = 3, top: int = 10) -> list[tuple[str, flo
     dynotui imports besides (median of ``runs``, bytecode cached as in the starts)."""
     totals: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="dynotui-importtime-") as cache:
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": cache}
+        env = {**os.environ, **installed_bytecode(cache)}
         for run in range(runs + 1):
             done = subprocess.run(
                 [sys.executable, "-X", "importtime", "-c", IMPORTS],
@@ -155,8 +176,7 @@ def main() -> int:
             env_of[name] = {
                 **folders,
                 "TEXTUAL_FPS": "120",
-                "PYTHONDONTWRITEBYTECODE": "",
-                "PYTHONPYCACHEPREFIX": str(Path(scratch, "bytecode")),
+                **installed_bytecode(str(Path(scratch, "bytecode"))),
             }
         with DynamoDBLocal(home=home, db_file=db) as server:
             endpoint = server.endpoint_url

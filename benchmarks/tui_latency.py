@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import re
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(1, str(Path(__file__).parent.parent / "tests"))  # the fault proxy
 
-from startup import BARE_APP, bare_ready
+from startup import BARE_APP, bare_ready, bytecode_as_installed
 from tmux_screen import TmuxApp
 
 from dynotui.cli.app_launch import FRAME_RATE
@@ -46,21 +44,6 @@ from dynotui.local.runner import DynamoDBLocal
 
 ENV = {"DYNOTUI_CURSOR_SECRET": "benchmark-secret-0123456789"}
 HERE = Path(__file__).resolve().parent.parent
-
-
-def bytecode_as_installed(cache: str, checkouts: list[Path]) -> dict[str, str]:
-    """The apps' environment for reading their bytecode as an installed app does: where
-    PYTHONDONTWRITEBYTECODE is set (some sandboxes and CI images) a checkout's modules
-    would be compiled from source at every start (about half a second here), while
-    Textual's and botocore's come compiled. Compiled now, into a folder of the run's own."""
-    env = {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": cache}
-    for checkout in checkouts:
-        subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", str(checkout / "dynotui")],
-            env={**os.environ, **env},
-            check=True,
-        )
-    return env
 
 
 def app_command(endpoint: str, page_size: int, source: str | None = None) -> str:
