@@ -29,7 +29,8 @@ _names = itertools.count(1)
 JS_DIR = Path(__file__).parent / "js"
 
 # -- no test writes into the user's own config or data folders ------------------------------
-# The session's controller points XDG_CONFIG_HOME, XDG_DATA_HOME and DYNOTUI_CONFIG at a
+# The session's controller points XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME (the
+# tables' remembered shapes) and DYNOTUI_CONFIG at a
 # temporary folder before any test or worker starts; xdist workers and every subprocess a
 # test starts inherit them. The cache (DynamoDB Local, the seeded database) stays shared.
 ISOLATED_ROOT = "DYNOTUI_TEST_ROOT"
@@ -43,6 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ[ISOLATED_ROOT] = str(root)
     os.environ["XDG_CONFIG_HOME"] = str(root / "config")
     os.environ["XDG_DATA_HOME"] = str(root / "data")
+    os.environ["XDG_STATE_HOME"] = str(root / "state")
     os.environ["DYNOTUI_CONFIG"] = str(root / "config" / "dynotui" / "config.toml")
     # The `python -m dynotui` processes tests start read dynotui's bytecode as an installed
     # app's, written once into the run's own folder: where PYTHONDONTWRITEBYTECODE is set

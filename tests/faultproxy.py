@@ -62,6 +62,7 @@ class FaultProxy:
         # in flight for as long as it needs, instead of guessing how long a delay must be.
         self.gate: threading.Event | None = None
         self.arrived = 0  # requests received, answered or not
+        self.arrivals: list[str] = []  # their operations, in the order they came
         self.lock = threading.Lock()
         self.in_a_row: Counter[object] = Counter()  # per reader: a Scan segment, or None
         self.faults: Counter[str] = Counter()
@@ -113,6 +114,7 @@ class FaultProxy:
                 operation = self.headers.get("X-Amz-Target", "").rpartition(".")[2]
                 with proxy.lock:
                     proxy.arrived += 1
+                    proxy.arrivals.append(operation)
                 gate = proxy.gate
                 if gate is not None:
                     gate.wait()

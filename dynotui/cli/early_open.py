@@ -6,7 +6,8 @@ is made, then DescribeTable and Query. Forked only once the command line is pars
 child started a tenth of a second late (the parser and its option modules load first).
 So when the command line plainly opens the app on DynamoDB, the child is forked at once:
 it loads botocore and the opening while the parent parses, then waits for the options,
-the table and the query form (``Opening.start`` sends them) and reads as before.
+the table, the query form and where table shapes are kept (``Opening.start`` sends them)
+and reads as before.
 
 Any doubt (a command, help, --postgres, an export, --resume, or an abbreviation of
 them) forks nothing: the opening forks its child itself, as it always could. A child the
@@ -85,5 +86,5 @@ def _load_then_open(send: Send, receive: Callable[[], Any]) -> None:
     request = receive()
     if request is None:  # the parent has gone, or needs nothing
         return
-    options, table, form = request
-    Opening(options, table, form, fork=False).in_child(send, receive)
+    options, table, form, shapes = request
+    Opening(options, table, form, fork=False, shapes=shapes).in_child(send, receive)

@@ -193,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
     from dynotui.cli.price_options import prices_from_args
     from dynotui.dynamodb.opening import Opening
     from dynotui.dynamodb.query_form import segment_count
+    from dynotui.dynamodb.table_shapes import TableShapes
 
     options = connection_options(args)
     prices = prices_from_args(args)  # bad prices are said before anything starts
@@ -200,7 +201,8 @@ def run(args: argparse.Namespace) -> int:
     segment_count(form)  # bad segments are said before anything starts
     # The table and its page 1 are asked for while Textual loads (about as long), by a
     # child process where fork is available: before preload_ui, so it forks a small parent.
-    opening = Opening(options, args.table_name, form).start(early_open.take())
+    shapes = None if args.no_history else TableShapes()  # --no-history keeps nothing
+    opening = Opening(options, args.table_name, form, shapes=shapes).start(early_open.take())
     preload_ui()
     client = opening.wait_for_client()
     return open_app(

@@ -33,6 +33,7 @@ from dynotui.dynamodb.query_form import QueryForm, build_spec, segment_count
 from dynotui.dynamodb.schema import TableSchema, describe_table, list_tables
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
+from dynotui.dynamodb.table_shapes import TableShapes, connection_digest
 from dynotui.process.forked import Forked, Send, can_fork, portable
 
 
@@ -48,6 +49,9 @@ class Opened:
     # With no table named, the table names (ListTables), or None if they could not be
     # listed here: the app lists them again and says why.
     tables: list[str] | None = None
+    # What a page 1 read from a remembered shape spent before the table's description
+    # showed the shape no longer holds (it was read again): billed all the same.
+    superseded: Any = None
 
 
 class Opening:
@@ -59,7 +63,10 @@ class Opening:
         *,
         clock: Callable[[], float] = time.perf_counter,
         fork: bool | None = None,
+        shapes: TableShapes | None = None,
     ) -> None:
+        """``shapes``: where tables' key shapes are remembered, so page 1's Query goes out
+        beside DescribeTable (``table_shapes.py``); None keeps none (``--no-history``)."""
         self.options = options
         self.table = table
         self.form = form
@@ -69,8 +76,13 @@ class Opening:
         self.client: Any = None
         self.client_error: BaseException | None = None
         self.label = ""  # the connection in one line, once known
+        self.shapes = shapes
         self.opened = Opened()
         self.forked_page = False  # page 1 came from the child process
+        # Page 1 read beside DescribeTable from a remembered shape: "kept" when the table's
+        # description gave the same request, "read again" when it did not; None if not tried.
+        self.early_page: str | None = None
+        self.shape_settled = threading.Event()  # the shape is kept (or will not be), here
         self._child: Forked | None = None
         self._closed = False
         self._stand_in_lock = threading.Lock()
@@ -87,7 +99,7 @@ class Opening:
             child = None
         if child is not None:
             try:
-                child.send((self.options, self.table, self.form))
+                child.send((self.options, self.table, self.form, self.shapes))
             except EOFError:  # it has ended: fork another
                 child = None
         if self.fork:
@@ -127,7 +139,10 @@ class Opening:
         send((describe(client, self.options), None))
         self._open(client)
         opened = self.opened
-        send((opened.schema, opened.spec, opened.page, portable(opened.error), opened.tables))
+        error = portable(opened.error)
+        send((opened.schema, opened.spec, opened.page, error, opened.tables, opened.superseded))
+        # Beside the parent's reads below: n pressed as page 1 appears does not wait on it.
+        threading.Thread(target=self._keep_shape, args=(client,), daemon=True).start()
         # Then the parent's reads, until its own client is ready (it sends None).
         while (request := receive()) is not None:
             name, params = request
@@ -139,6 +154,7 @@ class Opening:
     # -- in the parent ------------------------------------------------------------------
 
     def _run(self) -> None:
+        opened_here = False
         try:
             if self._child is not None:
                 self._from_child(self._child)
@@ -152,9 +168,12 @@ class Opening:
             finally:
                 self._client_ready.set()
             self._open(self.client)
+            opened_here = True
         finally:
             self._client_ready.set()
             self.done.set()
+        if opened_here:  # once page 1 is the app's
+            self._keep_shape(self.client)
 
     def _from_child(self, child: Forked) -> None:
         """What the child sent; what it did not, this thread does with the lazy client."""
@@ -169,14 +188,18 @@ class Opening:
             return
         self.label = label
         try:
-            schema, spec, page, error, tables = child.receive()
+            schema, spec, page, error, tables, superseded = child.receive()
         except EOFError:
             if not self._closed:
                 self._open(self.client)  # page 1 is read here after all
             return
-        self.opened = Opened(schema=schema, spec=spec, page=page, error=error, tables=tables)
+        self.opened = Opened(
+            schema=schema, spec=spec, page=page, error=error, tables=tables, superseded=superseded
+        )
         if spec is not None and page is not None:
             self.opened.pager = Pager(self._source(self.client, spec, schema))
+            if superseded is not None:
+                self.opened.pager.abandon(superseded)
             self.forked_page = True
             # Until the app's own client is made, the child's warm one reads for it.
             self.client.stand_in_until_made(self._stand_in, self._release_child)
@@ -216,13 +239,15 @@ class Opening:
         return QuerySource(client, spec, schema, measurements=self.measurements, clock=self.clock)
 
     def _open(self, client: Any) -> None:
-        """DescribeTable, then page 1 if the command line said enough to read it; with
-        no table, the table names."""
+        """DescribeTable, then page 1 if the command line said enough to read it (sent
+        beside DescribeTable when the table's shape is remembered); with no table, the
+        table names."""
         try:
             if self.table is None:
                 with contextlib.suppress(Exception):  # the app lists them and says why
                     self.opened.tables = list_tables(client)
                 return
+            early = self._read_early(client)
             self.opened.schema = schema = describe_table(client, self.table)
             form = self.form
             if form.order not in {o.name for o in schema.orders}:
@@ -239,8 +264,80 @@ class Opening:
                 return
             pager = Pager(self._source(client, spec, schema))
             self.opened.spec, self.opened.pager = spec, pager
-            self.opened.page = pager.read(pager.plan("next"))
+            page = early.page_for(spec, schema) if early is not None else None
+            if early is not None:
+                self.early_page = "kept" if page is not None else "read again"
+                if page is None and early.page is not None:
+                    self.opened.superseded = early.page.cost
+                    pager.abandon(early.page.cost)
+            self.opened.page = page if page is not None else pager.read(pager.plan("next"))
         except DynotuiError as exc:
             self.opened.error = exc
         except Exception as exc:  # shown in the app, never a traceback
             self.opened.error = exc
+
+    def _read_early(self, client: Any) -> EarlyPage | None:
+        """Page 1 read in a thread from the remembered shape, while DescribeTable is
+        asked; None where nothing is remembered or the form reads no page 1 here."""
+        form = self.form
+        if self.shapes is None or self.table is None or segment_count(form) > 1:
+            return None
+        if not form.partition_value and not form.scan:
+            return None
+        remembered = self.shapes.recall(self._digest(client))
+        if remembered is None or remembered.name != self.table:
+            return None
+        try:
+            spec = build_spec(remembered, form)
+            source = self._source(client, spec, remembered)
+        except Exception:  # the remembered shape does not fit the form: read in turn
+            return None
+        return EarlyPage(spec, remembered, Pager(source))
+
+    def _digest(self, client: Any) -> str:
+        # The demo's own DynamoDB Local listens on a new port every run: kept as the demo.
+        endpoint = "demo" if self.options.is_demo else str(client.meta.endpoint_url)
+        profile = self.options.profile
+        return connection_digest(profile, str(client.meta.region_name), endpoint, self.table or "")
+
+    def _keep_shape(self, client: Any) -> None:
+        """Remember the table's shape for the next open (after page 1 has gone to the app:
+        nothing here holds it up), unless history is off in the settings."""
+        schema = self.opened.schema
+        try:
+            if self.shapes is None or schema is None or self._closed:
+                return
+            from dynotui.core.history import history_settings
+
+            if history_settings().enabled:
+                self.shapes.remember(self._digest(client), schema)
+        except Exception:  # a settings file the app will refuse by name, or a full disk
+            return
+        finally:
+            self.shape_settled.set()
+
+
+class EarlyPage:
+    """Page 1 of ``spec`` on a remembered ``schema``, read in a thread as it is made."""
+
+    def __init__(self, spec: QuerySpec, schema: TableSchema, pager: Pager[Any, Any, Any]) -> None:
+        self.spec, self.schema = spec, schema
+        self.page: Page[Any] | None = None  # once read (None if the read failed)
+        self._thread = threading.Thread(target=self._read, args=(pager,), daemon=True)
+        self._thread.start()
+
+    def _read(self, pager: Pager[Any, Any, Any]) -> None:
+        with contextlib.suppress(Exception):  # read again in turn, and failed as it fails
+            self.page = pager.read(pager.plan("next"))
+
+    def page_for(self, spec: QuerySpec, schema: TableSchema) -> Page[Any] | None:
+        """The page read early if the table as described gives the same request and the
+        same cursor keys (so the same items and boundary); else None, read it again."""
+        same = (
+            spec == self.spec
+            and spec.request(schema, None, spec.page_size)
+            == self.spec.request(self.schema, None, self.spec.page_size)
+            and schema.cursor_key_names(spec.index) == self.schema.cursor_key_names(spec.index)
+        )
+        self._thread.join()  # never two reads of page 1 at once
+        return self.page if same else None
