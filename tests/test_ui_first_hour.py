@@ -26,6 +26,7 @@ from uihelpers import (
 )
 
 from dynotui.core.cursor import CursorSigner
+from dynotui.core.history import HistoryStore
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
@@ -116,6 +117,43 @@ async def test_the_rows_stay_put_when_a_pages_status_needs_a_line_less(
         await pilot.resize_terminal(220, 35)
         await settle(pilot)
         assert status.size.height == 1 and rows_at() == first, "measured again, wider"
+
+
+async def test_a_page_is_drawn_before_history_describes_or_keeps_it(
+    client, demo_table, tmp_path: Path
+) -> None:
+    """Recording the query in the history (describing it, then writing the file on the
+    history's thread) waits for the frame that shows the page: it does not hold the first
+    rows back. Each page is still kept, in order."""
+    events: list[str] = []
+    history = HistoryStore(tmp_path / "history.json")
+    app = make_app(client, QueryForm(partition_value="acme", page_size="5"), history=history)
+    describe = app.adapter.history_query
+
+    def described(query: Any) -> Any:
+        events.append(f"described page {app.main_view.page.number}")
+        return describe(query)
+
+    display = app._display
+
+    def drawn(screen: Any, renderable: Any) -> None:
+        page = app.main_view.page if app._main_screen is not None else None
+        shown = f"frame with page {page.number}" if page is not None else None
+        if renderable is not None and shown is not None and shown not in events:
+            events.append(shown)
+        display(screen, renderable)
+
+    app.adapter.history_query = described  # type: ignore[method-assign]
+    app._display = drawn  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 35)) as pilot:
+        await until(pilot, lambda: "described page 1" in events)
+        await pilot.press("n")
+        await until(pilot, lambda: "frame with page 2" in events)
+        await settle(pilot)
+        app.history.flush()
+    assert events[:2] == ["frame with page 1", "described page 1"]
+    last = HistoryStore(history.path).last()
+    assert last is not None and last.page == 2  # kept, and where the user went next
 
 
 async def test_numbers_show_every_digit_or_an_exact_shorter_form(client, numbers_table) -> None:

@@ -293,7 +293,14 @@ class PagerApp(App[None]):
         # A segment's page resumes only within its segmented read: history keeps none.
         if self.history.enabled and state.segments is None:
             query = state.query
-            self.history.page_shown(state.pager, page, lambda: self.adapter.history_query(query))
+            # Once the page is drawn: describing the query and writing the file (on the
+            # history's thread, beside this one) would otherwise hold that frame back.
+            self.call_after_refresh(
+                self.history.page_shown,
+                state.pager,
+                page,
+                lambda: self.adapter.history_query(query),
+            )
 
     def costs_changed(self) -> None:
         self.refresh_costs()
