@@ -2,7 +2,8 @@
 Local, through the fault proxy, which holds every request at its gate): it goes out
 before DescribeTable has answered; the page equals a plain boto3 Query; a shape that no
 longer holds is read again (and the boundary is the new table's); a file this code did
-not write, or a folder others can write, is not trusted; history off keeps nothing."""
+not write, or a folder others can write, is not trusted; the command keeps none with
+history off."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from faultproxy import FaultProxy
 from helpers import responses
+from terminal import Terminal
 
 from dynotui.dynamodb.connection import ConnectionOptions
 from dynotui.dynamodb.opening import Opening
@@ -256,21 +258,39 @@ def test_a_link_or_a_folder_others_can_write_is_neither_read_nor_written(
         os.chmod(shapes.path.parent, 0o700)
 
 
-def test_history_off_keeps_no_shape(
-    ddb: Any, client: Any, demo_table: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("history", ["on", "--no-history", "history = false"])
+def test_the_command_keeps_a_shape_only_with_history_on(
+    ddb: Any, demo_table: str, tmp_path: Path, history: str
 ) -> None:
+    """``dynotui`` itself, in a terminal: the shape is kept once page 1 is up, unless
+    history is off for the run or in the settings."""
     settings = tmp_path / "config.toml"
-    settings.write_text("history = false\n")
-    monkeypatch.setenv("DYNOTUI_CONFIG", str(settings))
-    shapes = TableShapes(tmp_path / "state")
-    expected = truth(client, demo_table, "customer", "acme", 7, 1)[0]
-    with FaultProxy(ddb.endpoint_url, fault_rate=0.0, operations=()) as proxy:
-        assert opened(open_through(proxy, demo_table, shapes)).page.items == expected
-        options = ConnectionOptions(endpoint_url=proxy.endpoint_url)
-        form = QueryForm(partition_value="acme", page_size="7")
-        none = Opening(options, demo_table, form, fork=False, shapes=None).start()
-        assert opened(none).page.items == expected
-    assert not shapes.path.exists() and not shapes.path.parent.exists()
+    settings.write_text("history = false\n" if history == "history = false" else "")
+    env = {
+        **os.environ,
+        "DYNOTUI_CONFIG": str(settings),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    args = ["--endpoint-url", ddb.endpoint_url, "--table-name", demo_table]
+    args += ["--partition-value", "acme", *(["--no-history"] if history == "--no-history" else [])]
+    shapes = TableShapes(tmp_path / "state" / "dynotui")
+    terminal = Terminal(args, env)
+    try:
+        terminal.wait_for(lambda text: "Page 1 ·" in text, timeout=120)
+        if history == "on":
+            assert until(shapes.path.exists), "kept once page 1 was up"
+        else:  # page 2 read and shown: the opening's child has long sent its page 1
+            terminal.send(b"n")
+            terminal.wait_for(lambda text: "Page 2 ·" in text, timeout=120)
+        terminal.send(b"q")
+        assert terminal.wait_exit(60) == 0  # the child is gone: nothing is written later
+    finally:
+        terminal.close()
+    kept = shapes.path.exists()
+    assert kept is (history == "on")
+    if kept:
+        assert len(_entries(shapes)) == 1
 
 
 def test_a_shape_keeps_what_a_request_and_a_cursor_depend_on(

@@ -201,7 +201,8 @@ def run(args: argparse.Namespace) -> int:
     segment_count(form)  # bad segments are said before anything starts
     # The table and its page 1 are asked for while Textual loads (about as long), by a
     # child process where fork is available: before preload_ui, so it forks a small parent.
-    shapes = None if args.no_history else TableShapes()  # --no-history keeps nothing
+    history = history_store(args)
+    shapes = TableShapes() if history.enabled else None  # history off keeps no shape either
     opening = Opening(options, args.table_name, form, shapes=shapes).start(early_open.take())
     preload_ui()
     client = opening.wait_for_client()
@@ -211,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         args.table_name,
         form,
         opening=opening,
-        history=history_store(args),
+        history=history,
         prices=prices,
         mouse=wants_mouse(args),
     )

@@ -66,7 +66,7 @@ class Opening:
         shapes: TableShapes | None = None,
     ) -> None:
         """``shapes``: where tables' key shapes are remembered, so page 1's Query goes out
-        beside DescribeTable (``table_shapes.py``); None keeps none (``--no-history``)."""
+        beside DescribeTable (``table_shapes.py``); None keeps none (history off)."""
         self.options = options
         self.table = table
         self.form = form
@@ -301,17 +301,13 @@ class Opening:
         return connection_digest(profile, str(client.meta.region_name), endpoint, self.table or "")
 
     def _keep_shape(self, client: Any) -> None:
-        """Remember the table's shape for the next open (after page 1 has gone to the app:
-        nothing here holds it up), unless history is off in the settings."""
+        """Remember the table's shape for the next open, once page 1 has gone to the app
+        (nothing here holds it up)."""
         schema = self.opened.schema
         try:
-            if self.shapes is None or schema is None or self._closed:
-                return
-            from dynotui.core.history import history_settings
-
-            if history_settings().enabled:
+            if self.shapes is not None and schema is not None and not self._closed:
                 self.shapes.remember(self._digest(client), schema)
-        except Exception:  # a settings file the app will refuse by name, or a full disk
+        except Exception:  # a full disk, say: the shape only ever saves a round trip
             return
         finally:
             self.shape_settled.set()

@@ -12,7 +12,8 @@ What is kept: the table's name, its orders' key names and types and projections:
 items, no counts, and the connection only as a digest (its profile, region and endpoint
 are never written out). It lives in dynotui's state folder, is written only where that
 folder is the user's own, and is ignored (then rewritten) if it is not what this module
-writes. ``--no-history``, or history turned off in the settings, keeps nothing.
+writes. With history off (``--no-history``, or in the settings) the command keeps none:
+``cli/tui_cmd.py`` gives the opening no TableShapes then.
 """
 
 from __future__ import annotations
