@@ -295,10 +295,9 @@ class Opening:
         return EarlyPage(spec, remembered, Pager(source))
 
     def _digest(self, client: Any) -> str:
-        # The demo's own DynamoDB Local listens on a new port every run: kept as the demo.
-        endpoint = "demo" if self.options.is_demo else str(client.meta.endpoint_url)
-        profile = self.options.profile
-        return connection_digest(profile, str(client.meta.region_name), endpoint, self.table or "")
+        meta = client.meta  # the endpoint and region the client resolved, as it calls them
+        endpoint, region = str(meta.endpoint_url), str(meta.region_name)
+        return connection_digest(self.options.profile, region, endpoint, self.table or "")
 
     def _keep_shape(self, client: Any) -> None:
         """Remember the table's shape for the next open, once page 1 has gone to the app
