@@ -20,6 +20,7 @@ from faultproxy import FaultProxy
 from helpers import responses
 from terminal import Terminal
 
+from dynotui.core.ledger import SessionLedger
 from dynotui.dynamodb.connection import ConnectionOptions
 from dynotui.dynamodb.opening import Opening
 from dynotui.dynamodb.query_form import QueryForm
@@ -158,11 +159,18 @@ def test_a_shape_that_no_longer_holds_reads_page_one_again(
         assert result.error is None and result.page.items == expected[0]
         assert second.early_page == (None if fork else "read again")
         assert proxy.arrivals.count("Query") == 2
-        # The page read in vain is billed all the same: counted as abandoned.
+        # The page read in vain is billed all the same: counted as abandoned, in the
+        # stack's totals and in the session's ledger once the app takes the stack.
         assert result.superseded is not None and result.superseded.capacity.total > 0
         assert result.pager.totals.abandoned == result.superseded
+        ledger = SessionLedger()
+        result.pager.attach(ledger)
+        result.pager.attach(ledger)  # told once
+        result.pager.accept(result.page)
+        figures = ledger.figures()
+        assert figures.abandoned_reads == 1 and figures.pages_read == 1
+        assert figures.unit(result.superseded.unit).abandoned == result.superseded
         pager = result.pager
-        pager.accept(result.page)
         assert pager.next().items == expected[1]
         assert result.page.next_start_key is not None and "t" in result.page.next_start_key
         second.close()  # a forked child is gone: it writes nothing after this
@@ -320,3 +328,44 @@ def test_a_shape_keeps_what_a_request_and_a_cursor_depend_on(
     for order in schema.orders:
         assert back.cursor_key_names(order.index_name) == schema.cursor_key_names(order.index_name)
     assert back.item_count is None  # counts are not kept: they change as items are written
+
+
+async def test_the_app_bills_a_page_one_read_in_vain_to_the_session(
+    ddb: Any, client: Any, table_name: Callable[[str], str], tmp_path: Path
+) -> None:
+    """A stale shape's page 1 (read, then read again) reaches the app's session ledger as
+    an abandoned read: the session's spend holds both reads."""
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
+    from dynotui.ui.testing import settle
+
+    name = table_name()
+    shapes = TableShapes(tmp_path / "state")
+    make_table(client, name, "k", "s")
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    form = QueryForm(partition_value="p", page_size="5")
+    assert opened(Opening(options, name, form, fork=False, shapes=shapes).start()).page
+    drop(client, name)
+    make_table(client, name, "k", "t")
+    opening = Opening(options, name, form, fork=False, shapes=shapes).start()
+    result = opened(opening)
+    assert opening.early_page == "read again" and result.superseded is not None
+    adapter = DynamoDBAdapter(
+        opening.client, options, label="tests", table=name, form=form, preread=opening
+    )
+    app = PagerApp(adapter)
+    try:
+        async with app.run_test(size=(120, 35)) as pilot:
+            await settle(pilot)
+            deadline = time.monotonic() + 60
+            while app.pager is None and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            assert app.pager is not None
+            assert app.pager.current.items == truth(client, name, "k", "p", 5, 1)[0]
+            figures = app.session.ledger.figures()
+    finally:
+        opening.close()
+    assert figures.abandoned_reads == 1 and figures.pages_read == 1
+    spent = figures.unit("RCU")
+    assert spent is not None and spent.abandoned == result.superseded
+    assert spent.pages == result.page.cost

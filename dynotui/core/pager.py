@@ -265,6 +265,16 @@ class Pager(Generic[K, I, C]):
         self.current = page
         return page
 
+    def attach(self, ledger: SessionLedger) -> None:
+        """Add up in ``ledger`` from now on: a stack made before the app was (page 1 read
+        at open). What it abandoned before then (a page 1 read in vain, at open) is told
+        now, so the session's spend holds it too."""
+        if self.ledger is ledger:
+            return
+        self.ledger = ledger
+        if self.totals.abandoned is not None:
+            ledger.abandoned(self.totals.abandoned)
+
     def abandon(self, cost: C | None) -> None:
         """Count what a cancelled or superseded read spent: it is billed all the same."""
         if cost is not None:

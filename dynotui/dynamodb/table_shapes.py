@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dynotui.dynamodb.schema import KeyAttribute, SortOrder, TableSchema
+from dynotui.dynamodb.schema import KeyAttribute, OrderKind, SortOrder, TableSchema
 
 FILE_NAME = "table-shapes.json"
 VERSION = 1
 MAX_TABLES = 200  # the most recently opened are kept
 MAX_BYTES = 1 << 20  # a larger file is not read
-KINDS = ("table", "lsi", "gsi")
 KEY_TYPES = ("S", "N", "B")
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
 
@@ -90,6 +89,16 @@ def _one_of(value: Any, allowed: tuple[str, ...]) -> str:
     return str(value)
 
 
+def _kind(value: Any) -> OrderKind:
+    if value == "table":
+        return "table"
+    if value == "lsi":
+        return "lsi"
+    if value == "gsi":
+        return "gsi"
+    raise NotAShape("a kind")
+
+
 def _order(raw: Any) -> SortOrder:
     if not isinstance(raw, list) or len(raw) != 8:
         raise NotAShape("an order")
@@ -98,7 +107,7 @@ def _order(raw: Any) -> SortOrder:
         raise NotAShape("an order")
     return SortOrder(
         name=_text(name),
-        kind=_one_of(kind, KINDS),  # type: ignore[arg-type]  # checked against the Literal's values
+        kind=_kind(kind),
         partition_key=KeyAttribute(_text(pk), _one_of(pk_type, KEY_TYPES)),
         sort_key=None if sk is None else KeyAttribute(_text(sk), _one_of(sk_type, KEY_TYPES)),
         projection=_one_of(projection, PROJECTIONS),

@@ -234,7 +234,7 @@ class PagerView(Horizontal):
             return self._start_segments(new.segments, new.note, new.origin)
         if new.first_page is not None:  # read before the app was ready
             pager = new.first_page.pager
-            pager.ledger = self.session.ledger
+            pager.attach(self.session.ledger)
             self.pending = ViewState(query, pager, new.note, new.origin)
             self._accept(self.pending, new.first_page.page)
             return True
