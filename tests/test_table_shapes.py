@@ -238,7 +238,7 @@ def test_a_file_this_did_not_write_is_not_trusted_and_is_written_anew(
     assert len(_entries(shapes)) == 1
 
 
-def test_a_link_or_a_folder_others_can_write_is_neither_read_nor_written(
+def test_a_link_a_fifo_or_a_folder_others_can_write_is_neither_read_nor_written(
     ddb: Any, client: Any, demo_table: str, tmp_path: Path
 ) -> None:
     shapes = TableShapes(tmp_path / "state")
@@ -256,6 +256,12 @@ def test_a_link_or_a_folder_others_can_write_is_neither_read_nor_written(
         assert second.early_page is None  # not read through the link
         assert not shapes.path.is_symlink()  # replaced by a file of its own
         assert elsewhere.read_bytes() == kept  # the link's target is untouched
+
+        shapes.path.unlink()
+        os.mkfifo(shapes.path)  # a read would wait for a writer that never comes
+        third = open_through(proxy, demo_table, shapes)
+        assert opened(third).page.items == expected
+        assert third.early_page is None and shapes.path.is_file()  # a file of its own now
 
         os.chmod(shapes.path.parent, 0o777)
         before = shapes.path.read_bytes()

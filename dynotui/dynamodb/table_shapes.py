@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -178,13 +179,17 @@ class TableShapes:
         from dynotui.core.private_folder import folder_problem
 
         path = self.path
+        # Not through a link, and without waiting on a FIFO put there: a file, or nothing.
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
             if folder_problem(path.parent) is not None:
                 return []
-            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            descriptor = os.open(path, flags)
         except OSError:
             return []
         with os.fdopen(descriptor, "rb") as file:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return []
             data = file.read(MAX_BYTES + 1)
         try:
             document = json.loads(data) if len(data) <= MAX_BYTES else None
