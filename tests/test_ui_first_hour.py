@@ -156,6 +156,25 @@ async def test_a_page_is_drawn_before_history_describes_or_keeps_it(
     assert last is not None and last.page == 2  # kept, and where the user went next
 
 
+async def test_a_page_shown_just_before_q_is_kept_though_not_yet_drawn(
+    client, demo_table, tmp_path: Path
+) -> None:
+    """The history keeps a page once it is drawn; q pressed before that frame still keeps
+    it (as --resume then reopens there)."""
+    history = HistoryStore(tmp_path / "history.json")
+    app = make_app(client, QueryForm(partition_value="acme", page_size="5"), history=history)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        state = view.state
+        assert state is not None and state.pager.number == 1
+        page = state.pager.next()  # page 2, read and shown with no frame in between
+        app.page_shown(view, state, page)
+        await app.action_quit()
+    last = HistoryStore(history.path).last()
+    assert last is not None and last.page == 2
+
+
 async def test_numbers_show_every_digit_or_an_exact_shorter_form(client, numbers_table) -> None:
     app = make_app(client, QueryForm(partition_value="p"), table=numbers_table)
     async with app.run_test(size=(120, 40)) as pilot:

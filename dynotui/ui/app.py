@@ -97,6 +97,7 @@ class PagerApp(App[None]):
         self.session = Session(clock=clock, prices=adapter.prices())
         self.share = Share(self, self.adapter, signer, system_copy)
         self.history = HistoryLog(history, self._history_warning)
+        self._unrecorded: list[Callable[[], None]] = []  # pages shown, recorded once drawn
         self.report_folder = report_folder or reports_folder()
         self.export_folder = export_folder or history_dir() / "exports"
         self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
@@ -295,12 +296,15 @@ class PagerApp(App[None]):
             query = state.query
             # Once the page is drawn: describing the query and writing the file (on the
             # history's thread, beside this one) would otherwise hold that frame back.
-            self.call_after_refresh(
-                self.history.page_shown,
-                state.pager,
-                page,
-                lambda: self.adapter.history_query(query),
-            )
+            describe = partial(self.adapter.history_query, query)
+            self._unrecorded.append(partial(self.history.page_shown, state.pager, page, describe))
+            self.call_after_refresh(self._record_shown)
+
+    def _record_shown(self) -> None:
+        """The pages shown so far, into the history, in the order they were shown."""
+        pending, self._unrecorded = self._unrecorded, []
+        for record in pending:
+            record()
 
     def costs_changed(self) -> None:
         self.refresh_costs()
@@ -427,6 +431,7 @@ class PagerApp(App[None]):
         """At once, whatever is in flight: the adapter stops what runs on the server, and
         history still being written gets a moment (a local file, not the network)."""
         self.adapter.close()
+        self._record_shown()  # a page shown just before q, whose frame has not come yet
         self.history.flush()
         self.exit()
 
