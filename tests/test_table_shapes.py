@@ -20,6 +20,7 @@ from faultproxy import FaultProxy
 from helpers import responses
 from terminal import Terminal
 
+from dynotui.core.errors import ServiceError
 from dynotui.core.ledger import SessionLedger
 from dynotui.dynamodb.connection import ConnectionOptions
 from dynotui.dynamodb.opening import Opening
@@ -187,6 +188,29 @@ def test_a_shape_that_no_longer_holds_reads_page_one_again(
         fourth = open_through(proxy, name, shapes, "p", 5)  # the new shape was kept
         assert opened(fourth).page.items == truth(client, name, "j", "p", 5, 1)[0]
         assert fourth.early_page == "kept"
+
+
+def test_an_early_query_that_fails_is_read_again_and_fails_as_a_read_does(
+    ddb: Any, client: Any, demo_table: str, tmp_path: Path
+) -> None:
+    """Every Query refused (HTTP 500) with a remembered shape: the early read's failure is
+    not the app's; page 1 is read again in turn and its failure is shown as any read's,
+    in words; once the service answers, the next open keeps its early page."""
+    shapes = TableShapes(tmp_path / "state")
+    expected = truth(client, demo_table, "customer", "acme", 7, 1)[0]
+    with FaultProxy(ddb.endpoint_url, fault_rate=0.0, operations=("Query",)) as proxy:
+        assert opened(open_through(proxy, demo_table, shapes)).page.items == expected
+        proxy.fail_all = True
+        proxy.arrivals.clear()
+        failing = open_through(proxy, demo_table, shapes)
+        result = opened(failing)
+        assert result.page is None and isinstance(result.error, ServiceError)
+        assert "InternalServerError" in str(result.error)  # a sentence, as any read's
+        assert failing.early_page == "read again"
+        assert proxy.arrivals.count("Query") == 2  # the early one, then the one in turn
+        proxy.fail_all = False
+        again = open_through(proxy, demo_table, shapes)
+        assert opened(again).page.items == expected and again.early_page == "kept"
 
 
 def _entries(shapes: TableShapes) -> list[Any]:
