@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -279,6 +280,7 @@ def test_a_link_a_fifo_or_a_folder_others_can_write_is_neither_read_nor_written(
         assert opened(second).page.items == expected
         assert second.early_page is None  # not read through the link
         assert not shapes.path.is_symlink()  # replaced by a file of its own
+        assert stat.S_IMODE(shapes.path.stat().st_mode) == 0o600  # owner-only, as ever
         assert elsewhere.read_bytes() == kept  # the link's target is untouched
 
         shapes.path.unlink()

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dynotui.core.errors import InputError
+from dynotui.core.private_folder import folder_problem
 from dynotui.dynamodb.schema import KeyAttribute, OrderKind, SortOrder, TableSchema
 
 FILE_NAME = "table-shapes.json"
@@ -172,12 +174,10 @@ class TableShapes:
             return
         kept = [entry for entry in entries if entry[0] != digest][-(MAX_TABLES - 1) :]
         kept.append([digest, shape])
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, InputError):  # a full disk, say: keep nothing
             self._write({"version": VERSION, "tables": kept})
 
     def _entries(self) -> list[list[Any]]:
-        from dynotui.core.private_folder import folder_problem
-
         path = self.path
         # Not through a link, and without waiting on a FIFO put there: a file, or nothing.
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -207,19 +207,14 @@ class TableShapes:
         ]
 
     def _write(self, document: dict[str, Any]) -> None:
-        from dynotui.core.private_folder import folder_problem
+        # Loaded here, after page 1: not on the opening child's way to its first calls.
+        from dynotui.core.config_write import write_atomically
 
         folder = self.path.parent
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if folder_problem(folder) is not None:
             return  # others could change it: keep nothing there
-        temporary = folder / f".{FILE_NAME}.{os.getpid()}"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-        descriptor = os.open(temporary, flags, 0o600)
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-                json.dump(document, file, separators=(",", ":"))
-            os.replace(temporary, self.path)  # whole or not at all, for a reader beside it
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISREG(self.path.lstat().st_mode):
+                self.path.unlink()  # a link or a FIFO: replaced, not taken as the mode to keep
+        write_atomically(self.path, json.dumps(document, separators=(",", ":")))
