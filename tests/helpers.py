@@ -6,7 +6,8 @@ import io
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 
@@ -135,3 +136,14 @@ def run_in_process(
     return subprocess.CompletedProcess(
         ["dynotui", *args], code, read(out.getvalue()), read(err.getvalue())
     )
+
+
+def until(condition: Callable[[], bool], timeout: float = 60.0, every: float = 0.01) -> bool:
+    """Whether ``condition`` came true within ``timeout`` seconds (asked every ``every``):
+    an outcome to assert, with a deadline only a hung run reaches."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(every)
+    return condition()

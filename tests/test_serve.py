@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from urllib.parse import urlparse
 
 import pytest
 from browser import FLAGS, find_chromium
+from helpers import until
 
 from dynotui.local import demo
 
@@ -83,15 +83,6 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
-
-
-def _wait_until(done: Any, seconds: float = 120) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if done():
-            return True
-        time.sleep(0.1)
-    return done()
 
 
 @pytest.fixture
@@ -180,9 +171,9 @@ def test_each_tab_runs_its_own_app_ended_when_the_tab_closes(served: Served, bro
     assert len(apps) == 2  # one process per tab, children of the server
     family = {pid: set(_children(pid)) for pid in apps}  # and what each forked, if alive
     pages[0].close()
-    assert _wait_until(lambda: len(served.apps()) == 1)
+    assert until(lambda: len(served.apps()) == 1, 120, 0.1)
     (gone,) = apps - served.apps()
-    assert _wait_until(lambda: not any(_alive(p) for p in {gone} | family[gone]))
+    assert until(lambda: not any(_alive(p) for p in {gone} | family[gone]), 120, 0.1)
     # The other tab is untouched and still answers.
     pages[1].click("#terminal")
     pages[1].keyboard.press("n")

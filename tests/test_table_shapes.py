@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from faultproxy import FaultProxy
-from helpers import responses
+from helpers import responses, until
 from terminal import Terminal
 
 from dynotui.core.errors import ServiceError
@@ -38,15 +38,6 @@ from dynotui.process.forked import can_fork
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="fork is used on Linux only")
 MODES = [pytest.param(True, id="forked", marks=needs_fork), pytest.param(False, id="thread")]
-
-
-def until(condition: Callable[[], bool], timeout: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
 
 
 def truth(client: Any, table: str, key: str, value: str, size: int, count: int) -> list[list]:
