@@ -61,6 +61,36 @@ def add_terminal_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+MAX_READ_AHEAD = 10  # pages: each may be up to 1 MB read, and billed
+
+
+def add_read_ahead_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    parser.add_argument(
+        "--read-ahead",
+        metavar="N",
+        help="read the next N pages (1 to 10) while you read the one shown, so n shows "
+        "them at once; off by default: it spends capacity you did not ask for, billed in the "
+        "sidebar as read ahead, shown or not",
+    )
+
+
+def read_ahead_pages(args: argparse.Namespace) -> int:
+    """``--read-ahead N``: how many pages each view reads ahead (0: none, the default)."""
+    given = getattr(args, "read_ahead", None)
+    if given is None:
+        return 0
+    text = str(given).strip()
+    if not text.isdigit() or int(text) > MAX_READ_AHEAD:
+        from dynotui.core.errors import InputError
+        from dynotui.core.text import visible
+
+        raise InputError(
+            f"--read-ahead takes a number of pages from 0 to {MAX_READ_AHEAD}, "
+            f"got {visible(repr(given))}"
+        )
+    return int(text)
+
+
 def wants_mouse(args: argparse.Namespace) -> bool:
     """False with ``--no-mouse``: the app leaves the mouse to the terminal (its own text
     selection and scrolling), and is used with keys alone."""
@@ -79,6 +109,7 @@ def open_app(
     resume: HistoryEntry | None = None,
     prices: PriceList | None = None,
     mouse: bool = True,
+    read_ahead: int = 0,
 ) -> int:
     # Textual loads only when a terminal UI is wanted.
     set_frame_rate()
@@ -98,7 +129,7 @@ def open_app(
         resume=resume,
         prices=prices,
     )
-    app = PagerApp(adapter, history=history)
+    app = PagerApp(adapter, history=history, read_ahead=read_ahead)
     try:
         app.run(mouse=mouse)
     finally:

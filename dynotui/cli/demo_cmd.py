@@ -13,16 +13,19 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from dynotui.cli.app_launch import (
+    add_read_ahead_option,
     add_terminal_options,
     history_store,
     open_app,
     preload_ui,
+    read_ahead_pages,
     wants_mouse,
 )
 from dynotui.cli.demo_export import add_export_option, write_demo_export
 from dynotui.cli.local_cmd import home_with_progress, start_with_progress, watch
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.price_options import prices_from_args
+from dynotui.core.errors import InputError
 from dynotui.core.text import visible
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.loopback import proxy_variables
@@ -71,6 +74,7 @@ def register(sub: Any, help_text: str) -> None:
         "--reseed", action="store_true", help="rebuild the cached demo database from scratch"
     )
     add_export_option(parser)
+    add_read_ahead_option(parser)
     add_terminal_options(parser)
     add_connection_options(
         parser,
@@ -89,6 +93,8 @@ def _seed_progress(step: Step) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if read_ahead_pages(args) and args.postgres:  # a bad one is said before anything starts
+        raise InputError("--read-ahead is for DynamoDB: drop it with --postgres")
     if args.postgres:
         from dynotui.cli import pg_demo_cmd
 
@@ -133,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     return _own_demo(options, args.reseed, show)
 
 
-def resume(args: argparse.Namespace, entry: HistoryEntry) -> int:
+def resume(args: argparse.Namespace, entry: HistoryEntry, read_ahead: int = 0) -> int:
     """``dynotui --resume`` when the query viewed last was read on a demo: a demo of its
     own (its DynamoDB Local on a new port), the entry reopened on it."""
     print("The query viewed last was read on the demo: starting the demo for it.", file=sys.stderr)
@@ -151,6 +157,7 @@ def resume(args: argparse.Namespace, entry: HistoryEntry) -> int:
             resume=entry,
             prices=prices,
             mouse=wants_mouse(args),
+            read_ahead=read_ahead,
         )
 
     return _own_demo(connection_options(args), False, reopened)
@@ -221,6 +228,7 @@ def _show(
             history=history_store(args),
             prices=prices_from_args(args),
             mouse=wants_mouse(args),
+            read_ahead=read_ahead_pages(args),
         )
     for line in summary(describe_table(client, TABLE)).splitlines():
         print(visible(line))

@@ -23,6 +23,7 @@ DYNAMODB_FLAGS = (
     ("scan", "--scan"),
     ("endpoint_url", "--endpoint-url"),
     ("profile", "--profile"),
+    ("read_ahead", "--read-ahead"),
 )
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 # Parsing the command line imports only what the options need: what running it needs
 # (the client, the opening, the app) is imported by the run that needs it.
-from dynotui.cli.app_launch import add_terminal_options, wants_mouse
+from dynotui.cli.app_launch import add_read_ahead_option, add_terminal_options, wants_mouse
 from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options
 from dynotui.cli.table_export_options import add_export_options
@@ -47,6 +47,7 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
         help="a Scan in N parallel segments (1 to 64), each its own cursor stack: [ and ] "
         "move between them, the sidebar maps them",
     )
+    add_read_ahead_option(group)
     add_price_options(parser)
     add_export_options(parser)
     kept = parser.add_argument_group("history")
@@ -92,7 +93,13 @@ def run_postgres(args: argparse.Namespace) -> int:
 
 def run_resume(args: argparse.Namespace) -> int:
     """``dynotui --resume``: the query viewed last, on the connection it was read on."""
-    from dynotui.cli.app_launch import history_store, open_app, open_pg_app, preload_ui
+    from dynotui.cli.app_launch import (
+        history_store,
+        open_app,
+        open_pg_app,
+        preload_ui,
+        read_ahead_pages,
+    )
     from dynotui.cli.price_options import prices_from_args
     from dynotui.dynamodb.query_form import QueryForm
 
@@ -102,7 +109,10 @@ def run_resume(args: argparse.Namespace) -> int:
     entry = store.last()
     if entry is None:
         raise InputError(f"no query in the history yet ({store.path}): open one first")
+    read_ahead = read_ahead_pages(args)  # a bad one is said before anything starts
     if entry.database == "postgres":
+        if read_ahead:
+            raise InputError("--read-ahead is for DynamoDB; the query viewed last was PostgreSQL's")
         from dynotui.cli.postgres_options import trusts_database_code
         from dynotui.postgres import history_entry as pg_history
         from dynotui.postgres.connection import PgOptions, connect
@@ -127,7 +137,7 @@ def run_resume(args: argparse.Namespace) -> int:
         from dynotui.cli import demo_cmd
 
         history_entry.check_query(entry)
-        return demo_cmd.resume(args, entry)
+        return demo_cmd.resume(args, entry, read_ahead)
     reopening = history_entry.reopen(entry)
     options = reopening.connection
     client = make_client(options)
@@ -152,6 +162,7 @@ def run_resume(args: argparse.Namespace) -> int:
         resume=entry,
         prices=prices,
         mouse=wants_mouse(args),
+        read_ahead=read_ahead,
     )
 
 
@@ -188,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         return run_postgres(args)
     if args.mode in ("keyset", "offset"):
         raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
-    from dynotui.cli.app_launch import history_store, open_app, preload_ui
+    from dynotui.cli.app_launch import history_store, open_app, preload_ui, read_ahead_pages
     from dynotui.cli.options import connection_options
     from dynotui.cli.price_options import prices_from_args
     from dynotui.dynamodb.opening import Opening
@@ -197,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = connection_options(args)
     prices = prices_from_args(args)  # bad prices are said before anything starts
+    read_ahead = read_ahead_pages(args)
     form = form_from_args(args)
     segment_count(form)  # bad segments are said before anything starts
     # The table and its page 1 are asked for while Textual loads (about as long), by a
@@ -215,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         history=history,
         prices=prices,
         mouse=wants_mouse(args),
+        read_ahead=read_ahead,
     )
 
 
@@ -231,6 +244,7 @@ def run_export(args: argparse.Namespace) -> int:
             ("--mode", args.mode),
             ("--resume", args.resume),
             ("--postgres", getattr(args, "postgres", None) is not None),
+            ("--read-ahead", args.read_ahead is not None),
         )
         if value
     ]

@@ -208,6 +208,7 @@ def session_rows(figures: SessionFigures) -> list[Row]:
             ("pages", unit.pages),
             ("counts", unit.counts),
             ("abandoned", unit.abandoned),
+            ("read ahead", unit.read_ahead),
         ):
             if part is not None and part.headline is not None and part.headline != total:
                 rows.append(Row(name, number(part.headline), unit.unit, part=True))

@@ -144,6 +144,7 @@ def unit_text(figures: UnitFigures) -> str:
             ("counts", figures.counts),
             ("abandoned", figures.abandoned),
             ("what-if", figures.what_if),
+            ("read ahead", figures.read_ahead),
         )
         if value is not None
     ]
@@ -171,6 +172,10 @@ def covers(figures: SessionFigures) -> str:
         if figures.partial_what_ifs:
             what_if += f" ({figures.partial_what_ifs} stopped early)"
         parts.append(what_if)
+    if figures.read_ahead:
+        parts.append(
+            f"{plural(figures.read_ahead, 'page')} read ahead ({figures.read_ahead_shown} shown)"
+        )
     return ", ".join(parts)
 
 

@@ -50,11 +50,15 @@ class UnitFigures:
     counts: Any = None
     abandoned: Any = None
     what_if: Any = None  # what the what-if estimates read (the query, a table sample)
+    read_ahead: Any = None  # pages read before they were asked for, shown or not
 
     @property
     def total(self) -> float | None:
         """Everything spent in this unit; None when no part reported a figure."""
-        parts = [headline(c) for c in (self.pages, self.counts, self.abandoned, self.what_if)]
+        parts = [
+            headline(c)
+            for c in (self.pages, self.counts, self.abandoned, self.what_if, self.read_ahead)
+        ]
         known = [p for p in parts if p is not None]
         return sum(known) if known else None
 
@@ -65,6 +69,7 @@ class UnitFigures:
             "counts": headline(self.counts),
             "abandoned": headline(self.abandoned),
             "what_if": headline(self.what_if),
+            "read_ahead": headline(self.read_ahead),
             "total": self.total,
         }
 
@@ -81,6 +86,8 @@ class SessionFigures:
     refusals: RefusalFigures
     what_ifs: int = 0  # what-if estimates made (each read the query, or part of it)
     partial_what_ifs: int = 0  # stopped before the end (still billed)
+    read_ahead: int = 0  # pages read ahead (--read-ahead), billed as read ahead
+    read_ahead_shown: int = 0  # of those, the ones n reached: not billed again
 
     def unit(self, name: str) -> UnitFigures | None:
         return next((u for u in self.by_unit if u.unit == name), None)
@@ -94,6 +101,8 @@ class SessionFigures:
             "partial_counts": self.partial_counts,
             "abandoned_reads": self.abandoned_reads,
             "what_ifs": self.what_ifs,
+            "read_ahead": self.read_ahead,
+            "read_ahead_shown": self.read_ahead_shown,
             "cost": [u.as_json() for u in self.by_unit],
             "cursors": self.refusals.as_json(),
         }
@@ -115,6 +124,8 @@ class SessionLedger:
         self._abandoned = 0
         self._what_ifs = 0
         self._partial_what_ifs = 0
+        self._read_ahead = 0
+        self._read_ahead_shown = 0
         self._units: dict[str, UnitFigures] = {}
 
     def _fold(self, cost: Cost, part: str) -> None:
@@ -124,6 +135,7 @@ class SessionLedger:
             "counts": now.counts,
             "abandoned": now.abandoned,
             "what_if": now.what_if,
+            "read_ahead": now.read_ahead,
         }
         values[part] = _plus(values[part], cost)
         self._units[cost.unit] = UnitFigures(cost.unit, **values)
@@ -135,11 +147,29 @@ class SessionLedger:
             return
         with self._lock:
             self._pages += 1
-            self._scopes.add(scope)
-            if stack not in self._stacks:
-                self._stacks.add(stack)
-                self._stack_count += 1
+            self._stack_read(stack, scope)
             self._fold(cost, "pages")
+
+    def _stack_read(self, stack: Any, scope: str) -> None:
+        self._scopes.add(scope)
+        if stack not in self._stacks:
+            self._stacks.add(stack)
+            self._stack_count += 1
+
+    def read_ahead(self, cost: Cost | None) -> None:
+        """A page read ahead (``--read-ahead``), or a read ahead stopped after it had
+        spent ``cost``: billed now, as read ahead, whether or not it is ever shown."""
+        if cost is None or cost.estimated:
+            return
+        with self._lock:
+            self._read_ahead += 1
+            self._fold(cost, "read_ahead")
+
+    def ahead_shown(self, stack: Any, scope: str) -> None:
+        """A page read ahead is shown: one more page of that query, already billed."""
+        with self._lock:
+            self._read_ahead_shown += 1
+            self._stack_read(stack, scope)
 
     def read_outside(self, cost: Cost) -> None:
         """Items read for a stack but shown on none of its pages (passing over what a
@@ -187,4 +217,6 @@ class SessionLedger:
                 refusals=self.cursors.figures(),
                 what_ifs=self._what_ifs,
                 partial_what_ifs=self._partial_what_ifs,
+                read_ahead=self._read_ahead,
+                read_ahead_shown=self._read_ahead_shown,
             )

@@ -111,6 +111,9 @@ class PageSummary(Generic[C, K]):
     cost: C
     shown: int
     cached: bool = False
+    # Read ahead (--read-ahead) before it was asked for, and billed then as read ahead: a
+    # fresh read of its boundary all the same, shown as it was when read.
+    read_ahead: bool = False
 
     @property
     def count(self) -> int:
@@ -155,10 +158,14 @@ class Page(PageSummary[C, K], Generic[C, K, I]):
             cost=self.cost,
             shown=self.shown,
             cached=self.cached,
+            read_ahead=self.read_ahead,
         )
 
     def as_cached(self) -> Page[C, K, I]:
         return replace(self, cached=True)
+
+    def as_read_ahead(self) -> Page[C, K, I]:
+        return replace(self, read_ahead=True)
 
 
 def make_page(items: Sequence[Any], **fields: Any) -> Page[Any]:

@@ -14,20 +14,25 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
+from types import MappingProxyType
 from typing import Generic, Literal
 
 from dynotui.core.cancel import NEVER, CancelToken
-from dynotui.core.errors import InputError, ServiceError
+from dynotui.core.errors import InputError, ReadCancelled, ServiceError
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.measures import QueryMeasures
 from dynotui.core.page import C, HasNext, I, K, Page, PageSummary, Totals
 from dynotui.core.per_item import PerItem
+from dynotui.core.read_ahead import Ahead, AheadStore, wait_for
 from dynotui.core.source import Source
 
 Target = Literal["next", "prev", "first", "refresh"] | int
 DEFAULT_CACHE_PAGES = 20  # a DynamoDB page is at most 1 MB per call, so this bounds memory
 SPARK_PAGES = 120  # the sparkline shows capacity of at most this many pages
+EMPTY: Mapping[str, int] = MappingProxyType({})
 
 
 class StalePageError(RuntimeError):
@@ -41,11 +46,18 @@ class NoProgressError(ServiceError):
 
 @dataclass(frozen=True)
 class Move(Generic[C, K, I]):
-    """Where a move leads: page ``number``, read from ``start_key`` or served cached."""
+    """Where a move leads: page ``number``, read from ``start_key``, served cached, or
+    the page read ahead from that very boundary."""
 
     number: int
     start_key: K | None
     cached: Page[C, K, I] | None = None
+    ahead: Page[C, K, I] | None = None
+
+    @property
+    def ready(self) -> Page[C, K, I] | None:
+        """The page, if it needs no read: a cached copy, or one read ahead."""
+        return self.cached if self.cached is not None else self.ahead
 
 
 class Pager(Generic[K, I, C]):
@@ -82,6 +94,7 @@ class Pager(Generic[K, I, C]):
         self.per_item = PerItem()  # cost per item shown: the one figure everyone quotes
         self.ledger = ledger  # the app's: every stack's reads add up there too
         self._scope: str | None = None
+        self._ahead: AheadStore[Page[C, K, I]] = AheadStore()
 
     # -- state -------------------------------------------------------------------------
 
@@ -116,6 +129,10 @@ class Pager(Generic[K, I, C]):
 
     def cached_numbers(self) -> list[int]:
         return sorted(self._cache)
+
+    def ahead_numbers(self) -> list[int]:
+        """The pages read ahead (or being read ahead) and not shown yet."""
+        return self._ahead.numbers()
 
     def summary_of(self, number: int) -> PageSummary[C, K] | None:
         """The latest fresh read of page ``number``, without its items."""
@@ -197,33 +214,69 @@ class Pager(Generic[K, I, C]):
             number = target
         else:
             raise ValueError(f"unknown move {target!r}")
-        cached = None if fresh else self._cache.get(number)
-        start = self.start_key_of(number)
-        return Move(number, start, cached.as_cached() if cached else None)
+        with self._ahead.lock:
+            cached = None if fresh else self._cache.get(number)
+            start = self.start_key_of(number)
+        ahead = None
+        if cached is None and not fresh:
+            ahead = self._ahead.ready(number, self._boundary(start))
+            try:
+                if ahead is not None:
+                    self._check_progress(ahead, number)  # as a read of it would be
+            except NoProgressError:
+                ahead = None  # read it, and be refused there, in words
+        return Move(number, start, cached.as_cached() if cached else None, ahead)
 
     def read(self, move: Move[C, K, I], cancel: CancelToken = NEVER) -> Page[C, K, I]:
         """The page ``move`` leads to: from the cache, or read from its start key. Refused
         (NoProgressError) if it ends where it or an earlier page began."""
         if move.cached is not None:
             return move.cached
+        if move.ahead is not None:
+            return move.ahead  # checked as it was planned
+        under_way = self._ahead.get(move.number, self._boundary(move.start_key))
+        if under_way is not None:
+            # Being read ahead: wait for that read rather than pay for the page twice.
+            page = wait_for(under_way.future, cancel)
+            if page is not None:
+                self._check_progress(page, move.number)
+                return page
+        return self._read_fresh(move.start_key, move.number, cancel)
+
+    def _read_fresh(self, start_key: K | None, number: int, cancel: CancelToken) -> Page[C, K, I]:
         page = self.source.read_page(
-            move.start_key, move.number, selectivity=self.selectivity(), cancel=cancel
+            start_key, number, selectivity=self.selectivity(), cancel=cancel
         )
-        following = page.next_start_key
-        if following is not None:
-            began = self._began.get(self._canonical(following))
-            if began is not None and began <= move.number:
-                raise NoProgressError(
-                    f"page {move.number} ends where page {began} began: reading on would "
-                    f"repeat pages {began} to {move.number} without end, so the walk stops "
-                    "here (the source returned a boundary it had returned before)"
-                )
+        self._check_progress(page, number)
         return page
+
+    def _check_progress(
+        self, page: Page[C, K, I], number: int, ahead: Mapping[str, int] = EMPTY
+    ) -> None:
+        """Refuse a page that ends where it or an earlier page began (``ahead``: where the
+        pages read ahead before it begin)."""
+        following = page.next_start_key
+        if following is None:
+            return
+        boundary = self._canonical(following)
+        began = min(
+            (n for n in (self._began.get(boundary), ahead.get(boundary)) if n is not None),
+            default=None,
+        )
+        if began is not None and began <= number:
+            raise NoProgressError(
+                f"page {number} ends where page {began} began: reading on would "
+                f"repeat pages {began} to {number} without end, so the walk stops "
+                "here (the source returned a boundary it had returned before)"
+            )
 
     def _canonical(self, key: K) -> str:
         return json.dumps(
             self.source.key_to_json(key), sort_keys=True, separators=(",", ":"), default=str
         )
+
+    def _boundary(self, key: K | None) -> str:
+        return "" if key is None else self._canonical(key)
 
     def _note_start(self, number: int, key: K | None) -> None:
         if key is not None:
@@ -231,6 +284,10 @@ class Pager(Generic[K, I, C]):
 
     def accept(self, page: Page[C, K, I]) -> Page[C, K, I]:
         """Make ``page`` the current one and record its boundary, cost and copy."""
+        with self._ahead.lock:  # a chain reading ahead looks at the boundaries
+            return self._accept(page)
+
+    def _accept(self, page: Page[C, K, I]) -> Page[C, K, I]:
         k = page.number
         at = k - self.first_number  # its place in the stack
         if not 0 <= at < len(self._starts) or self._starts[at] != page.start_key:
@@ -247,6 +304,7 @@ class Pager(Generic[K, I, C]):
                     del self._cache[number]
                 for number in [n for n in self._summaries if n > k]:
                     del self._summaries[number]
+                self._ahead.drop_after(k)
             if len(self._starts) == at + 1 and following is not None:
                 self._starts.append(following)
                 self._note_start(k + 1, following)
@@ -256,8 +314,11 @@ class Pager(Generic[K, I, C]):
             self.advisor.add(page)
             self.measures.add(page)
             self.per_item.read(k, page.cost.headline, page.shown)
-            if self.ledger is not None:
+            if self.ledger is not None and page.read_ahead:
+                self.ledger.ahead_shown(self, self.scope)  # billed when it was read ahead
+            elif self.ledger is not None:
                 self.ledger.page_read(self, self.scope, page.cost)
+        self._ahead.drop_through(k)  # shown, or passed
         if k in self._cache:
             self._cache.move_to_end(k)
         while len(self._cache) > self.cache_pages:
@@ -281,6 +342,93 @@ class Pager(Generic[K, I, C]):
             self.totals = self.totals.add_abandoned(cost)
             if self.ledger is not None:
                 self.ledger.abandoned(cost)
+
+    # -- reading ahead -----------------------------------------------------------------
+
+    def start_reading_ahead(self, pages: int) -> Callable[[], int] | None:
+        """Read up to ``pages`` pages past the current one, in order, each from the
+        boundary ``n`` would read it from, and keep them until ``n`` reaches them. The
+        first page is claimed now, so ``n`` pressed at once waits for it rather than
+        reading it twice; the reads are the work returned, to run in a thread of the
+        caller's (None: nothing to read, or a chain already running goes on that far).
+        Billed as read ahead as each is read. The chain stops at the end of the data, at
+        a failure (the user's own ``n`` reads that page and says what failed) or at
+        ``stop_reading_ahead``. The work returns how many pages it read."""
+        token = self._ahead.want(self.number + pages) if pages > 0 else None
+        if token is None:
+            return None
+        claim = self._claim_next_ahead(token)
+        if claim is None:
+            return None
+        return partial(self._read_ahead_from, claim, token)
+
+    def _claim_next_ahead(self, token: CancelToken) -> tuple[Ahead[Page[C, K, I]], K] | None:
+        """The next page to read ahead, its entry made; None (the chain ends there and
+        then, so a goal set meanwhile starts a new one) when there is none."""
+        store = self._ahead
+        with store.lock:
+            following = None if token.cancelled else self._next_to_read_ahead(store.goal)
+            if following is None:
+                store.finished(token)
+                return None
+            number, start = following
+            return store.begin(number, self._boundary(start)), start
+
+    def _read_ahead_from(
+        self, claim: tuple[Ahead[Page[C, K, I]], K] | None, token: CancelToken
+    ) -> int:
+        read = 0
+        while claim is not None:  # the last claim (None) ended the chain
+            entry, start = claim
+            try:
+                page = self.source.read_page(
+                    start, entry.number, selectivity=self.selectivity(), cancel=token
+                )
+            except Exception as exc:  # said when n reads the page itself
+                if isinstance(exc, ReadCancelled) and self.ledger is not None:
+                    self.ledger.read_ahead(exc.cost)  # billed all the same
+                entry.future.set_exception(exc)
+                self._ahead.finished(token)
+                return read
+            if self.ledger is not None:
+                self.ledger.read_ahead(page.cost)  # spent, whether it is shown or refused
+            try:
+                self._check_progress(page, entry.number, self._ahead.starts())
+            except NoProgressError as exc:
+                entry.future.set_exception(exc)
+                self._ahead.finished(token)
+                return read
+            entry.future.set_result(page.as_read_ahead())
+            read += 1
+            claim = self._claim_next_ahead(token)
+        return read
+
+    def _next_to_read_ahead(self, goal: int) -> tuple[int, K] | None:
+        """The first page after the current one, up to ``goal``, neither cached nor read
+        ahead, and its boundary; None if there is none (or the data ends first)."""
+        current = self.current
+        if current is None:
+            return None
+        start = current.next_start_key
+        for number in range(current.number + 1, goal + 1):
+            if start is None:
+                return None  # the data ends before it
+            cached = self._cache.get(number)
+            if cached is not None and cached.start_key == start:
+                start = cached.next_start_key
+                continue
+            entry = self._ahead.get(number, self._boundary(start))
+            if entry is None:
+                return number, start
+            page = entry.page()
+            if page is None:
+                return None  # failed (or under way): not asked again until n reads it
+            start = page.next_start_key
+        return None
+
+    def stop_reading_ahead(self) -> None:
+        """This stack is no longer shown: no further read ahead; what was read is dropped."""
+        self._ahead.stop()
 
     def go(self, target: Target, *, fresh: bool = False) -> Page[C, K, I]:
         return self.accept(self.read(self.plan(target, fresh=fresh)))

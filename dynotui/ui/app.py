@@ -82,19 +82,21 @@ class PagerApp(App[None]):
         report_folder: Path | None = None,
         export_folder: Path | None = None,
         notified: Callable[[Said], None] | None = None,
+        read_ahead: int = 0,
     ) -> None:
         """``history``: where queries opened are kept (None: nowhere, as ``--no-history``);
         ``report_folder``: where ``S`` writes reports (default: the data folder's
         ``reports``); ``export_folder``: where ``X`` offers to write items (default: the
         data folder's ``exports``); ``notified``: told of every notification shown (a
-        test's recorder)."""
+        test's recorder); ``read_ahead``: pages each view reads ahead of the one shown
+        (``--read-ahead``; off by default: it spends capacity nobody asked for)."""
         super().__init__()
         self.adapter = adapter
         self.key_table = list(adapter.actions())
         for action in self.key_table:
             # Bound per app, from the adapter's table: each database words its own keys.
             self.bind(action.keys, action.action, description=action.title, show=action.footer)
-        self.session = Session(clock=clock, prices=adapter.prices())
+        self.session = Session(clock=clock, prices=adapter.prices(), read_ahead=read_ahead)
         self.share = Share(self, self.adapter, signer, system_copy)
         self.history = HistoryLog(history, self._history_warning)
         self._unrecorded: list[Callable[[], None]] = []  # pages shown, recorded once drawn

@@ -20,3 +20,4 @@ class Session:
     counts: dict[str, Counted] = field(default_factory=dict)  # by query scope
     ledger: SessionLedger = field(default_factory=SessionLedger)
     prices: PriceList | None = None  # None: the database bills no read units (PostgreSQL)
+    read_ahead: int = 0  # pages read ahead of the one shown (--read-ahead; 0: none)

@@ -57,6 +57,7 @@ from dynotui.ui.widgets.status_line import StatusLine, status_line, walking
 from dynotui.ui.widgets.status_line import busy as busy_text
 
 SLOW_READ = 0.15  # show that a read is under way only past this many seconds
+AHEAD = "dynotui-read-ahead"  # the threads that read ahead
 T = TypeVar("T")
 
 
@@ -283,8 +284,8 @@ class PagerView(Horizontal):
         pager = target.pager
         move = pager.plan(pager.number) if pager.current is not None else pager.plan("next")
         self.pending = target
-        if move.cached is not None:
-            self._accept(target, move.cached)
+        if move.ready is not None:
+            self._accept(target, move.ready)
             self._sync()
         else:
             self._begin(target, move)
@@ -361,8 +362,8 @@ class PagerView(Horizontal):
         if self.pending is not None:
             self.pending = None  # moving in the current query abandons a pending one
             notify(self, "The new query was dropped: a move in the one shown came after it.")
-        if move.cached is not None:
-            self._accept(state, move.cached)
+        if move.ready is not None:  # cached, or read ahead: no call
+            self._accept(state, move.ready)
             self._sync()
             return
         self._begin(state, move, target)
@@ -546,10 +547,10 @@ class PagerView(Horizontal):
                 self._end_walk()
                 break
             move = pager.plan("next")
-            if move.cached is None:
+            if move.ready is None:
                 self._begin(state, move)
                 return
-            self._accept(state, move.cached)
+            self._accept(state, move.ready)
         self._sync()
 
     def _accept(self, state: ViewState, page: Page[Any]) -> None:
@@ -558,6 +559,8 @@ class PagerView(Horizontal):
             self.pending = None
             old = self.state
             self.state = state
+            if old is not None:
+                old.pager.stop_reading_ahead()  # no longer shown: read no further ahead
             if state.segments is not None:
                 state.segments.read.select(state.segment)
             self._hint = None
@@ -602,6 +605,29 @@ class PagerView(Horizontal):
             self._costs_due = True
             self.call_after_refresh(self._draw_due_costs)
         self.events.page_shown(self, state, page)
+        self._read_ahead(state)
+
+    def _read_ahead(self, state: ViewState) -> None:
+        """With ``--read-ahead N``: the next N pages, read while this one is read (none
+        while n is held: the walk reads them itself; none for a read in segments, which
+        backs off on its own). Each is billed as read ahead; ``n`` shows it without a call."""
+        pages = self.session.read_ahead
+        if (
+            not pages
+            or state is not self.state
+            or state.segments is not None
+            or self.machine.status.goal_page is not None
+        ):
+            return
+        work = state.pager.start_reading_ahead(pages)
+        if work is not None:
+            call_in_background(
+                self, work, lambda _: self._ahead_read(), lambda _: self._ahead_read(), AHEAD
+            )
+
+    def _ahead_read(self) -> None:
+        """Pages were read ahead (or a read ahead stopped): the session spent more."""
+        self.events.costs_changed()
 
     def _draw_due_costs(self) -> None:
         self._costs_due = False

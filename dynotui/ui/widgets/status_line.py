@@ -32,6 +32,8 @@ def status_line(query: Query, page: Page[Any] | None, counted: Counted | None = 
     line = f"Page {page.number} · {plural(page.shown, 'item')} · {NEXT_PAGE[page.has_next]}"
     if page.cached:
         line += " · served from cache"
+    elif page.read_ahead:
+        line += " · read ahead"
     for note in query.notes(page):
         line += f" · {note}"
     if counted is not None:
