@@ -46,10 +46,10 @@ ENV = {"DYNOTUI_CURSOR_SECRET": "benchmark-secret-0123456789"}
 HERE = Path(__file__).resolve().parent.parent
 
 
-def app_command(endpoint: str, page_size: int, source: str | None = None) -> str:
+def app_command(endpoint: str, page_size: int, source: str | None = None, extra: str = "") -> str:
     command = (
         f"{sys.executable} -m dynotui --endpoint-url {endpoint} --table-name {TABLE} "
-        f"--partition-value {BIG_CUSTOMER} --page-size {page_size}"
+        f"--partition-value {BIG_CUSTOMER} --page-size {page_size}{extra}"
     )
     if source is None:
         return command
@@ -211,21 +211,24 @@ SCENARIO_NAMES = {"start": time_start, "small": time_small, "deep": time_deep, "
 
 
 def measure(
-    endpoint: str, n: int, sources: list[str | None], scenarios: Any = SCENARIOS
+    endpoint: str,
+    n: int,
+    sources: list[tuple[str | None, str]],
+    scenarios: Any = SCENARIOS,
 ) -> list[dict[str, float]]:
-    """Every figure for the app of each source (a checkout; None: the installed one).
-    Contenders take turns scenario by scenario, the first one changing each time, so
-    neither always meets a colder or warmer server."""
+    """Every figure for the app of each source (a checkout, None: the installed one; with
+    its extra flags). Contenders take turns scenario by scenario, the first one changing
+    each time, so neither always meets a colder or warmer server."""
     results: list[dict[str, float]] = [{} for _ in sources]
     for turn, scenario in enumerate(scenarios):
         order = list(range(len(sources)))
         if turn % 2:
             order.reverse()
         for i in order:
-            source = sources[i]
+            source, extra = sources[i]
 
-            def command(page_size: int, source: str | None = source) -> str:
-                return app_command(endpoint, page_size, source)
+            def command(page_size: int, source: str | None = source, extra: str = extra) -> str:
+                return app_command(endpoint, page_size, source, extra)
 
             results[i].update(scenario(command, n))
     return results
@@ -301,6 +304,14 @@ def main() -> int:
         help="hold every request this many milliseconds (a network's round trip)",
     )
     parser.add_argument(
+        "--read-ahead",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time this checkout with --read-ahead N; without --baseline, the baseline "
+        "column is the same checkout without it",
+    )
+    parser.add_argument(
         "--only",
         default=",".join(SCENARIO_NAMES),
         metavar="NAMES",
@@ -332,9 +343,14 @@ def main() -> int:
         raw_figures(client, n)  # the server's first answers are slow (JIT): warm it first
         if args.latency:
             client = plain_client(endpoint)  # the raw Query goes through the proxy too
-        sources: list[str | None] = [None] + ([args.baseline] if args.baseline else [])
+        ahead = f" --read-ahead {args.read_ahead}" if args.read_ahead else ""
+        sources: list[tuple[str | None, str]] = [(None, ahead)]
+        if args.baseline:
+            sources.append((args.baseline, ""))
+        elif ahead:
+            sources.append((None, ""))  # the same checkout, reading nothing ahead
         results = measure(endpoint, n, sources, scenarios)
-        ours, base = results[0], (results[1] if args.baseline else None)
+        ours, base = results[0], (results[1] if len(results) > 1 else None)
         peer: dict[str, float] = {}
         if peer_bin:
             import peer_dyno_viewer
@@ -344,6 +360,9 @@ def main() -> int:
 
     if args.latency:
         print(f"every request held {args.latency:g} ms by a proxy (the raw Query's too)")
+    if ahead:
+        against = "the baseline" if args.baseline else "the baseline column: without it"
+        print(f"dynotui with --read-ahead {args.read_ahead}; {against}")
     head = f"{'figure':<40} {'dynotui':>10}"
     if base:
         head += f" {'baseline':>10} {'ratio':>6}"

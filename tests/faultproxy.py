@@ -15,6 +15,7 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import sys
 import threading
 import time
 from collections import Counter
@@ -32,6 +33,13 @@ def reader_of(body: bytes) -> object:
     except ValueError:
         return None
     return request.get("Segment") if isinstance(request, dict) else None
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # the client left mid-call (an app quit while reading ahead): nothing wrong
+        super().handle_error(request, client_address)
 
 
 class FaultProxy:
@@ -67,7 +75,7 @@ class FaultProxy:
         self.in_a_row: Counter[object] = Counter()  # per reader: a Scan segment, or None
         self.faults: Counter[str] = Counter()
         self.forwarded: Counter[str] = Counter()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = _Server(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

@@ -545,6 +545,7 @@ class PagerView(Horizontal):
             pager = state.pager
             if goal <= pager.number or not pager.can_advance:
                 self._end_walk()
+                self._read_ahead(state)  # none was read while n was held
                 break
             move = pager.plan("next")
             if move.ready is None:
