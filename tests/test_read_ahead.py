@@ -31,10 +31,12 @@ from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import query_pager
 from dynotui.dynamodb.spec import from_key
 from dynotui.local.tables import create_table, table_definition, write_items
+from dynotui.ui.background import Done
 from dynotui.ui.testing import settle
 from dynotui.ui.widgets.safe_text import TextStatic
 
 SIZE = 5  # twelve items: pages of 5, 5 and 2
+READERS = ("dynotui-call", "dynotui-read-ahead")  # the app's threads that read
 
 
 @pytest.fixture
@@ -68,6 +70,11 @@ def through(proxy: FaultProxy, client: Any, table: str, ledger: SessionLedger) -
 
 def queries(proxy: FaultProxy) -> int:
     return proxy.arrivals.count("Query")
+
+
+def reading() -> bool:
+    """A thread of the app's is reading (or waiting on) a page."""
+    return any(thread.name in READERS for thread in threading.enumerate())
 
 
 def read_ahead(pager: Pager, pages: int) -> int:
@@ -130,7 +137,7 @@ def test_n_pressed_while_the_page_is_read_ahead_waits_for_that_read(
         got: list[Any] = []
         pressed = threading.Thread(target=lambda: got.append(pager.read(move)))
         pressed.start()
-        entry = pager._ahead.get(2, pager._boundary(move.start_key))
+        entry = pager._ahead_entry(2, move.start_key)
         assert entry is not None
         # The press is waiting on that read (its wake-up is registered), the gate shut.
         assert until(lambda: len(entry.future._done_callbacks) == 1)  # type: ignore[attr-defined]
@@ -241,6 +248,96 @@ def test_a_stack_no_longer_shown_reads_no_further_and_bills_what_it_spent(
     assert figures.by_unit[0].read_ahead.headline > 0  # the answered call was billed
 
 
+def test_going_back_reads_ahead_only_n_pages_past_the_page_shown(
+    ddb: Any, client: Any, table: str
+) -> None:
+    """A chain reads up to N pages past the page shown, not up to a page some earlier
+    chain was heading for: back on page 1 (no longer cached), one page, not three."""
+    ledger = SessionLedger()
+    with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
+        schema = describe_table(client, table)
+        spec = from_key(schema, partition_value="p", page_size=3)  # pages 1 to 4
+        proxied = make_client(ConnectionOptions(endpoint_url=proxy.endpoint_url))
+        pager = query_pager(proxied, spec, schema, cache_pages=1)
+        pager.ledger = ledger
+        for _ in range(3):
+            pager.next()
+        assert read_ahead(pager, 1) == 1  # page 4
+        assert pager.first().number == 1 and not pager.current.cached
+        before = queries(proxy)
+        assert read_ahead(pager, 1) == 1 and queries(proxy) == before + 1  # page 2 only
+        assert pager.ahead_numbers() == [2, 4]
+
+
+def test_a_fill_page_read_ahead_is_read_with_the_selectivity_n_would_use(
+    client: Any, table_name: Callable[[str], str]
+) -> None:
+    """Fill mode sizes a page's first call by the selectivity seen so far, and a page cut
+    by its round cap holds what that call reached: a page read ahead after another page
+    read ahead must be read as if that one had been shown. Ground truth: the same pages
+    read by n alone, on a second stack."""
+    name = table_name()
+    create_table(client, table_definition(name, ("k", "S"), ("s", "S")))
+    write_items(
+        client,
+        name,
+        [{"k": "p", "s": f"{i:03d}", "hit": "yes" if i % 4 == 0 else "no"} for i in range(40)],
+    )
+    schema = describe_table(client, name)
+    spec = from_key(
+        schema,
+        partition_value="p",
+        filter="hit = :y",
+        filter_values={":y": {"S": "yes"}},
+        page_size=2,
+        mode="fill",
+        max_rounds=1,
+    )
+    plain = query_pager(client, spec, schema)
+    expected = [plain.next().items for _ in range(4)]
+    pager = query_pager(client, spec, schema)
+    pager.next()
+    assert read_ahead(pager, 3) == 3
+    shown = [pager.go("next") for _ in range(3)]
+    assert all(page.read_ahead for page in shown)
+    assert [page.items for page in shown] == expected[1:]
+
+
+async def test_esc_in_a_jump_does_not_read_the_cancelled_page_ahead_again(
+    ddb: Any, client: Any, table_name: Callable[[str], str]
+) -> None:
+    """A jump's walk cancelled with Esc while it reads a page: the page drawn where the
+    walk stopped reads nothing ahead while that read is still being cancelled (it would
+    read the very page being cancelled: billed twice)."""
+    name = table_name()
+    create_table(client, table_definition(name, ("k", "S"), ("s", "S")))
+    write_items(client, name, [{"k": "p", "s": f"{i:02d}"} for i in range(40)])
+    with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
+        proxied = make_client(ConnectionOptions(endpoint_url=proxy.endpoint_url, max_attempts=1))
+        form = QueryForm(partition_value="p", page_size="2")
+        app = make_app(proxied, form, table=name, read_ahead=1)
+        async with app.run_test(size=(120, 35)) as pilot:
+            view = app.main_view
+            await app_until(pilot, lambda: view.page is not None)
+            await app_until(pilot, lambda: queries(proxy) == 2)  # page 2 read ahead
+            await settle(pilot)
+            first_gate = threading.Event()
+            proxy.gate = first_gate
+            view.jump(8)  # page 2 from what was read ahead; page 3 read ahead, waited for
+            await app_until(pilot, lambda: queries(proxy) == 3)
+            proxy.gate = threading.Event()  # page 4, the walk's own read, held here
+            first_gate.set()
+            await app_until(pilot, lambda: queries(proxy) == 4)
+            view.cancel()  # the call in flight is dropped (never answered: not billed)
+            await settle(pilot)
+            assert view.state is not None and view.state.pager.number == 3
+            assert view.state.pager.ahead_numbers() == []  # page 4 not claimed again
+            proxy.gate.set()
+            await app_until(pilot, lambda: not reading())
+            assert queries(proxy) == 4
+        assert app.session.ledger.figures().read_ahead == 2
+
+
 class Repeating:
     """A real Query source whose page ``at`` ends on the boundary page ``back_to`` began
     on, as a service answering with an earlier LastEvaluatedKey would."""
@@ -324,12 +421,25 @@ async def test_the_app_reads_ahead_only_when_asked_and_n_shows_that_page(
                 assert queries(proxy) == 2
             figures = app.session.ledger.figures()
             assert figures.pages_read == 2 - pages and figures.read_ahead_shown == pages
+            if pages:
+                # Page 3, read ahead, answering a read superseded since (Esc, or another
+                # move, after the wait ended): not shown, and not billed again either.
+                ahead = state.pager.plan("next").ahead
+                assert ahead is not None
+                view._owners[999] = state
+                view.post_message(view.ReadReported(999, Done(ahead)))
+                await settle(pilot)
+                assert app.session.ledger.figures().abandoned_reads == 0
+                assert view.page.number == 2
 
 
 # -- the command -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("given", ["x", "-1", "11", "1.5", "", "\x1b[2J9"])
+BAD = ["x", "-1", "11", "1.5", "", "\x1b[2J9", "\u00b2", "\uff10", "9" * 5000]
+
+
+@pytest.mark.parametrize("given", BAD)
 def test_a_bad_read_ahead_is_one_line_and_exit_2(given: str) -> None:
     where = ["--endpoint-url", "http://127.0.0.1:9", "--table-name", "t"]
     result = run_in_process(
@@ -382,3 +492,10 @@ def test_the_command_reads_ahead_with_the_flag(
         finally:
             terminal.close()
         assert queries(proxy) == 3
+
+
+def test_serve_says_a_bad_read_ahead_once_before_it_listens() -> None:
+    result = run_in_process(["serve", "--port", "0", "--read-ahead", "x"], env=dict(os.environ))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "--read-ahead" in result.stderr
+    assert "http" not in result.stdout  # no URL: nothing was served

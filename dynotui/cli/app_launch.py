@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def add_read_ahead_option(parser: argparse.ArgumentParser | argparse._ArgumentGr
     parser.add_argument(
         "--read-ahead",
         metavar="N",
-        help="read the next N pages (1 to 10) while you read the one shown, so n shows "
+        help="read the next N pages (up to 10) while you read the one shown, so n shows "
         "them at once; off by default: it spends capacity you did not ask for, billed in the "
         "sidebar as read ahead, shown or not",
     )
@@ -80,13 +81,15 @@ def read_ahead_pages(args: argparse.Namespace) -> int:
     if given is None:
         return 0
     text = str(given).strip()
-    if not text.isdigit() or int(text) > MAX_READ_AHEAD:
+    # ASCII digits only: int() would take a superscript or full-width digit too, and fail
+    # on 5,000 digits.
+    if not re.fullmatch(r"[0-9]{1,2}", text) or int(text) > MAX_READ_AHEAD:
         from dynotui.core.errors import InputError
         from dynotui.core.text import visible
 
         raise InputError(
-            f"--read-ahead takes a number of pages from 0 to {MAX_READ_AHEAD}, "
-            f"got {visible(repr(given))}"
+            f"--read-ahead takes a number of pages from 0 (none) to {MAX_READ_AHEAD}, "
+            f"got {visible(repr(given)[:40])}"
         )
     return int(text)
 

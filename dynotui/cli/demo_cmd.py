@@ -93,7 +93,8 @@ def _seed_progress(step: Step) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    if read_ahead_pages(args) and args.postgres:  # a bad one is said before anything starts
+    read_ahead_pages(args)  # a bad one is said before anything starts
+    if args.read_ahead is not None and args.postgres:
         raise InputError("--read-ahead is for DynamoDB: drop it with --postgres")
     if args.postgres:
         from dynotui.cli import pg_demo_cmd

@@ -115,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
             "credentials",
             file=sys.stderr,
         )
+    from dynotui.cli.app_launch import read_ahead_pages
+
+    read_ahead_pages(args)  # said once here, not in every tab
     sock = bind(args.host, args.port)
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if ":" in args.host else args.host

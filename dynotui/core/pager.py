@@ -176,9 +176,11 @@ class Pager(Generic[K, I, C]):
             self._scope = self.source.scope()
         return self._scope
 
-    def selectivity(self) -> float | None:
-        read = self.totals.scanned
-        return self.totals.count / read if read else None
+    def selectivity(self, read: int = 0, matched: int = 0) -> float | None:
+        """Count / ScannedCount so far (with ``read`` and ``matched`` more: the pages read
+        ahead before a page, which n will have added by the time it reads it)."""
+        scanned = self.totals.scanned + read
+        return (self.totals.count + matched) / scanned if scanned else None
 
     # -- moves -------------------------------------------------------------------------
 
@@ -219,13 +221,21 @@ class Pager(Generic[K, I, C]):
             start = self.start_key_of(number)
         ahead = None
         if cached is None and not fresh:
-            ahead = self._ahead.ready(number, self._boundary(start))
+            entry = self._ahead_entry(number, start)
+            ahead = entry.page() if entry is not None else None
             try:
                 if ahead is not None:
                     self._check_progress(ahead, number)  # as a read of it would be
             except NoProgressError:
                 ahead = None  # read it, and be refused there, in words
         return Move(number, start, cached.as_cached() if cached else None, ahead)
+
+    def _ahead_entry(self, number: int, start: K | None) -> Ahead[Page[C, K, I]] | None:
+        """Page ``number`` read ahead as ``n`` would read it now: from ``start``, with
+        this selectivity."""
+        if not self._ahead.holds(number):
+            return None
+        return self._ahead.get(number, self._boundary(start), self.selectivity())
 
     def read(self, move: Move[C, K, I], cancel: CancelToken = NEVER) -> Page[C, K, I]:
         """The page ``move`` leads to: from the cache, or read from its start key. Refused
@@ -234,7 +244,7 @@ class Pager(Generic[K, I, C]):
             return move.cached
         if move.ahead is not None:
             return move.ahead  # checked as it was planned
-        under_way = self._ahead.get(move.number, self._boundary(move.start_key))
+        under_way = self._ahead_entry(move.number, move.start_key)
         if under_way is not None:
             # Being read ahead: wait for that read rather than pay for the page twice.
             page = wait_for(under_way.future, cancel)
@@ -345,14 +355,17 @@ class Pager(Generic[K, I, C]):
 
     # -- reading ahead -----------------------------------------------------------------
 
-    def start_reading_ahead(self, pages: int) -> Callable[[], int] | None:
-        """Read up to ``pages`` pages past the current one, in order, each from the
-        boundary ``n`` would read it from, and keep them until ``n`` reaches them. The
-        first page is claimed now, so ``n`` pressed at once waits for it rather than
-        reading it twice; the reads are the work returned, to run in a thread of the
-        caller's (None: nothing to read, or a chain already running goes on that far).
-        Billed as read ahead as each is read. The chain stops at the end of the data, at
-        a failure (the user's own ``n`` reads that page and says what failed) or at
+    def start_reading_ahead(
+        self, pages: int, each: Callable[[], None] | None = None
+    ) -> Callable[[], int] | None:
+        """Read up to ``pages`` pages past the current one, in order, each as ``n`` would
+        read it (from its boundary, with the selectivity it will have then), and keep
+        them until ``n`` reaches them. The first page is claimed now, so ``n`` pressed at
+        once waits for it rather than reading it twice; the reads are the work returned,
+        to run in a thread of the caller's (None: nothing to read, or a chain already
+        running goes that far instead). Each page is billed as read ahead as it is read,
+        then ``each`` is called (in that thread). The chain stops at the end of the data,
+        at a failure (the user's own ``n`` reads that page and says what failed) or at
         ``stop_reading_ahead``. The work returns how many pages it read."""
         token = self._ahead.want(self.number + pages) if pages > 0 else None
         if token is None:
@@ -360,7 +373,7 @@ class Pager(Generic[K, I, C]):
         claim = self._claim_next_ahead(token)
         if claim is None:
             return None
-        return partial(self._read_ahead_from, claim, token)
+        return partial(self._read_ahead_from, claim, token, each)
 
     def _claim_next_ahead(self, token: CancelToken) -> tuple[Ahead[Page[C, K, I]], K] | None:
         """The next page to read ahead, its entry made; None (the chain ends there and
@@ -371,18 +384,33 @@ class Pager(Generic[K, I, C]):
             if following is None:
                 store.finished(token)
                 return None
-            number, start = following
-            return store.begin(number, self._boundary(start)), start
+            number, start, selectivity = following
+            return store.begin(number, self._boundary(start), selectivity), start
 
     def _read_ahead_from(
-        self, claim: tuple[Ahead[Page[C, K, I]], K] | None, token: CancelToken
+        self,
+        claim: tuple[Ahead[Page[C, K, I]], K] | None,
+        token: CancelToken,
+        each: Callable[[], None] | None,
+    ) -> int:
+        try:
+            return self._read_chain(claim, token, each)
+        except BaseException:
+            self._ahead.finished(token)  # a bug of ours: no chain left running in name
+            raise
+
+    def _read_chain(
+        self,
+        claim: tuple[Ahead[Page[C, K, I]], K] | None,
+        token: CancelToken,
+        each: Callable[[], None] | None,
     ) -> int:
         read = 0
         while claim is not None:  # the last claim (None) ended the chain
             entry, start = claim
             try:
                 page = self.source.read_page(
-                    start, entry.number, selectivity=self.selectivity(), cancel=token
+                    start, entry.number, selectivity=entry.selectivity, cancel=token
                 )
             except Exception as exc:  # said when n reads the page itself
                 if isinstance(exc, ReadCancelled) and self.ledger is not None:
@@ -398,31 +426,39 @@ class Pager(Generic[K, I, C]):
                 entry.future.set_exception(exc)
                 self._ahead.finished(token)
                 return read
-            entry.future.set_result(page.as_read_ahead())
+            with self._ahead.lock:  # page j read and j+1 claimed at once: n never between
+                entry.future.set_result(page.as_read_ahead())
+                claim = self._claim_next_ahead(token)
             read += 1
-            claim = self._claim_next_ahead(token)
+            if each is not None:
+                each()
         return read
 
-    def _next_to_read_ahead(self, goal: int) -> tuple[int, K] | None:
+    def _next_to_read_ahead(self, goal: int) -> tuple[int, K, float | None] | None:
         """The first page after the current one, up to ``goal``, neither cached nor read
-        ahead, and its boundary; None if there is none (or the data ends first)."""
+        ahead, its boundary and the selectivity ``n`` will read it with (the pages read
+        ahead before it added); None if there is none (or the data ends first)."""
         current = self.current
         if current is None:
             return None
         start = current.next_start_key
+        read = matched = 0  # of the pages read ahead before it
         for number in range(current.number + 1, goal + 1):
             if start is None:
                 return None  # the data ends before it
             cached = self._cache.get(number)
             if cached is not None and cached.start_key == start:
-                start = cached.next_start_key
+                start = cached.next_start_key  # shown from the cache: adds nothing
                 continue
-            entry = self._ahead.get(number, self._boundary(start))
+            selectivity = self.selectivity(read, matched)
+            entry = self._ahead.get(number, self._boundary(start), selectivity)
             if entry is None:
-                return number, start
+                return number, start, selectivity
             page = entry.page()
             if page is None:
                 return None  # failed (or under way): not asked again until n reads it
+            read += page.cost.read or 0
+            matched += page.cost.matched
             start = page.next_start_key
         return None
 

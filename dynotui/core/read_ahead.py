@@ -25,10 +25,12 @@ P = TypeVar("P")  # a page
 
 @dataclass(frozen=True)
 class Ahead(Generic[P]):
-    """Page ``number``, read (or being read) from the boundary ``start`` (canonical JSON)."""
+    """Page ``number``, read (or being read) from the boundary ``start`` (canonical JSON)
+    with the selectivity ``n`` will read it with (it sizes a fill-mode page's calls)."""
 
     number: int
     start: str
+    selectivity: float | None
     future: Future[P] = field(default_factory=Future)
 
     def page(self) -> P | None:
@@ -50,10 +52,11 @@ class AheadStore(Generic[P]):
         self._running: CancelToken | None = None  # the token of the chain running
 
     def want(self, goal: int) -> CancelToken | None:
-        """Read on up to page ``goal``. The token of the chain the caller is to run; None
+        """Read on up to page ``goal`` (and no further: after a move back, not up to a
+        goal set further on before). The token of the chain the caller is to run; None
         if a chain is running already (it now goes on to ``goal``)."""
         with self.lock:
-            self._goal = max(self._goal, goal)
+            self._goal = goal
             if self._running is not None:
                 return None
             self._running = self.token
@@ -69,20 +72,23 @@ class AheadStore(Generic[P]):
             if self._running is token:
                 self._running = None
 
-    def get(self, number: int, start: str) -> Ahead[P] | None:
-        """The entry for page ``number`` read from ``start``; None if none (or another
-        boundary's: a page read from a boundary that has moved since is not that page)."""
+    def holds(self, number: int) -> bool:
+        """Whether page ``number`` was read ahead from some boundary (a cheap first look)."""
+        return number in self._pages
+
+    def get(self, number: int, start: str, selectivity: float | None) -> Ahead[P] | None:
+        """The entry for page ``number`` read from ``start`` with ``selectivity``; None if
+        none, or read otherwise: from a boundary that has moved since, or with another
+        selectivity (another read since), it may not be the page ``n`` would read."""
         with self.lock:
             entry = self._pages.get(number)
-        return entry if entry is not None and entry.start == start else None
+        if entry is None or entry.start != start or entry.selectivity != selectivity:
+            return None
+        return entry
 
-    def ready(self, number: int, start: str) -> P | None:
-        entry = self.get(number, start)
-        return entry.page() if entry is not None else None
-
-    def begin(self, number: int, start: str) -> Ahead[P]:
+    def begin(self, number: int, start: str, selectivity: float | None) -> Ahead[P]:
         with self.lock:
-            entry: Ahead[P] = Ahead(number, start)
+            entry: Ahead[P] = Ahead(number, start, selectivity)
             self._pages[number] = entry
             return entry
 

@@ -489,8 +489,8 @@ class PagerView(Horizontal):
             reading = self.machine.arrived(message.read_id)
             if reading is None:
                 # Superseded or cancelled: not shown, but the database billed it all the same.
-                if owner is not None and not page.cached:
-                    self._abandoned(owner, page.cost)
+                if owner is not None and not page.cached and not page.read_ahead:
+                    self._abandoned(owner, page.cost)  # (read ahead: billed as that)
                 return
             self._accept(reading.payload.state, page)
             self._continue()
@@ -610,25 +610,30 @@ class PagerView(Horizontal):
 
     def _read_ahead(self, state: ViewState) -> None:
         """With ``--read-ahead N``: the next N pages, read while this one is read (none
-        while n is held: the walk reads them itself; none for a read in segments, which
-        backs off on its own). Each is billed as read ahead; ``n`` shows it without a call."""
+        while a page is read or n is held: the walk reads them itself, and a read being
+        cancelled is not to be read again; none for a read in segments, which backs off
+        on its own). Each is billed as read ahead; ``n`` shows it without a call."""
         pages = self.session.read_ahead
+        status = self.machine.status
         if (
             not pages
             or state is not self.state
             or state.segments is not None
-            or self.machine.status.goal_page is not None
+            or status.reading is not None
+            or status.goal_page is not None
         ):
             return
-        work = state.pager.start_reading_ahead(pages)
-        if work is not None:
-            call_in_background(
-                self, work, lambda _: self._ahead_read(), lambda _: self._ahead_read(), AHEAD
-            )
+        work = state.pager.start_reading_ahead(pages, each=self._post_ahead_read)
+        if work is None:
+            return
+        try:
+            run_in_background(self, work, lambda _: CallReported(lambda: None), AHEAD)
+        except RuntimeError:  # no thread to be had: the page claimed is not waited for
+            state.pager.stop_reading_ahead()
 
-    def _ahead_read(self) -> None:
-        """Pages were read ahead (or a read ahead stopped): the session spent more."""
-        self.events.costs_changed()
+    def _post_ahead_read(self) -> None:
+        """From the thread reading ahead, after each page: the session spent more."""
+        self.post_message(CallReported(self.events.costs_changed))
 
     def _draw_due_costs(self) -> None:
         self._costs_due = False
