@@ -545,7 +545,7 @@ class PagerView(Horizontal):
             pager = state.pager
             if goal <= pager.number or not pager.can_advance:
                 self._end_walk()
-                self._read_ahead(state)  # none was read while n was held
+                self.call_after_refresh(self._read_ahead, state)  # none while n was held
                 break
             move = pager.plan("next")
             if move.ready is None:
@@ -606,7 +606,9 @@ class PagerView(Horizontal):
             self._costs_due = True
             self.call_after_refresh(self._draw_due_costs)
         self.events.page_shown(self, state, page)
-        self._read_ahead(state)
+        # Once the page is on screen: reading ahead parses its answer on another thread,
+        # which drawing this frame would share the interpreter with.
+        self.call_after_refresh(self._read_ahead, state)
 
     def _read_ahead(self, state: ViewState) -> None:
         """With ``--read-ahead N``: the next N pages, read while this one is read (none
@@ -621,6 +623,7 @@ class PagerView(Horizontal):
             or state.segments is not None
             or status.reading is not None
             or status.goal_page is not None
+            or any(owner is state for owner in self._owners.values())  # cancelled, not back
         ):
             return
         work = state.pager.start_reading_ahead(pages, each=self._post_ahead_read)
