@@ -330,8 +330,11 @@ async def test_esc_in_a_jump_does_not_read_the_cancelled_page_ahead_again(
             proxy.gate = threading.Event()  # page 4, the walk's own read, held here
             first_gate.set()
             await app_until(pilot, lambda: queries(proxy) == 4)
-            view.cancel()  # the call in flight is dropped (never answered: not billed)
-            await settle(pilot)
+            view.cancel()  # the walk ends on page 3; page 4's call, still held, is dropped
+            await app_until(pilot, lambda: not view.busy)
+            for _ in range(3):  # the frames after Esc, and what waits for them
+                await pilot.pause()
+            assert reading()  # page 4's call is still out, held at the proxy
             assert view.state is not None and view.state.pager.number == 3
             assert view.state.pager.ahead_numbers() == []  # page 4 not claimed again
             proxy.gate.set()
