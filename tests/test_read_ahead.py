@@ -343,6 +343,69 @@ async def test_esc_in_a_jump_does_not_read_the_cancelled_page_ahead_again(
         assert app.session.ledger.figures().read_ahead == 1  # page 2
 
 
+async def test_a_jump_reads_ahead_once_its_walk_ends(
+    ddb: Any, client: Any, table_name: Callable[[str], str]
+) -> None:
+    """A jump reads its pages in turn, as held n does (nothing read beside them); where
+    it stops, the next page is read ahead, once."""
+    name = table_name()
+    create_table(client, table_definition(name, ("k", "S"), ("s", "S")))
+    write_items(client, name, [{"k": "p", "s": f"{i:02d}"} for i in range(40)])
+    with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
+        proxied = make_client(ConnectionOptions(endpoint_url=proxy.endpoint_url, max_attempts=1))
+        form = QueryForm(partition_value="p", page_size="2")
+        app = make_app(proxied, form, table=name, read_ahead=1)
+        async with app.run_test(size=(120, 35)) as pilot:
+            view = app.main_view
+            await app_until(pilot, lambda: queries(proxy) == 2)  # page 2 read ahead
+            await app_until(pilot, lambda: not reading())
+            await settle(pilot)
+            view.jump(5)  # page 2 from what was read ahead, pages 3 to 5 read by the walk
+            await app_until(pilot, lambda: view.page is not None and view.page.number == 5)
+            await app_until(pilot, lambda: queries(proxy) == 6)  # page 6 read ahead
+            await app_until(pilot, lambda: not reading())
+            await settle(pilot)
+            assert view.state is not None and view.state.pager.ahead_numbers() == [6]
+            assert queries(proxy) == 6  # pages 1 to 6, each asked for once
+        assert app.session.ledger.figures().read_ahead == 2  # pages 2 and 6
+
+
+async def test_held_n_reads_ahead_once_its_walk_ends(
+    ddb: Any, client: Any, table_name: Callable[[str], str]
+) -> None:
+    """n pressed while page 3 is being read ahead waits for it; n pressed again then is
+    one more page, read by the walk; where it stops, page 5 is read ahead, once."""
+    name = table_name()
+    create_table(client, table_definition(name, ("k", "S"), ("s", "S")))
+    write_items(client, name, [{"k": "p", "s": f"{i:02d}"} for i in range(40)])
+    with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
+        proxied = make_client(ConnectionOptions(endpoint_url=proxy.endpoint_url, max_attempts=1))
+        form = QueryForm(partition_value="p", page_size="2")
+        app = make_app(proxied, form, table=name, read_ahead=1)
+        async with app.run_test(size=(120, 35)) as pilot:
+            view = app.main_view
+            await app_until(pilot, lambda: queries(proxy) == 2)  # page 2 read ahead
+            await app_until(pilot, lambda: not reading())
+            await settle(pilot)
+            gate = threading.Event()
+            proxy.gate = gate
+            await pilot.press("n")  # page 2, read ahead; page 3 read ahead, held here
+            await app_until(pilot, lambda: queries(proxy) == 3)
+            await pilot.press("n")  # waits for page 3
+            await app_until(pilot, lambda: view.busy)
+            await pilot.press("n")  # one more: a walk to page 4
+            await app_until(pilot, lambda: view.machine.status.goal_page == 4)
+            proxy.gate = None
+            gate.set()
+            await app_until(pilot, lambda: view.page is not None and view.page.number == 4)
+            await app_until(pilot, lambda: queries(proxy) == 5)  # page 5 read ahead
+            await app_until(pilot, lambda: not reading())
+            await settle(pilot)
+            assert view.state is not None and view.state.pager.ahead_numbers() == [5]
+            assert queries(proxy) == 5  # pages 1 to 5, each asked for once
+        assert app.session.ledger.figures().read_ahead == 3  # pages 2, 3 and 5
+
+
 async def test_reading_ahead_waits_for_the_frame_that_shows_the_page(
     ddb: Any, client: Any, table: str
 ) -> None:
