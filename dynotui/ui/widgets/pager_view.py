@@ -544,8 +544,9 @@ class PagerView(Horizontal):
         while state is not None and (goal := self.machine.status.goal_page) is not None:
             pager = state.pager
             if goal <= pager.number or not pager.can_advance:
+                # The page it stopped on was shown (now, if the walk was quiet): that show
+                # reads ahead once this frame is drawn, the walk over by then.
                 self._end_walk()
-                self.call_after_refresh(self._read_ahead, state)  # none while n was held
                 break
             move = pager.plan("next")
             if move.ready is None:
