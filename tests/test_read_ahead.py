@@ -303,24 +303,39 @@ def test_a_fill_page_read_ahead_is_read_with_the_selectivity_n_would_use(
     assert [page.items for page in shown] == expected[1:]
 
 
+@pytest.fixture
+def forty(client: Any, table_name: Callable[[str], str]) -> str:
+    """A partition of 40 items: pages of two, far more than a test walks."""
+    name = table_name()
+    create_table(client, table_definition(name, ("k", "S"), ("s", "S")))
+    write_items(client, name, [{"k": "p", "s": f"{i:02d}"} for i in range(40)])
+    return name
+
+
+def two_per_page(proxy: FaultProxy, table: str) -> Any:
+    """The app on ``table`` through ``proxy``, two items a page, reading one page ahead."""
+    proxied = make_client(ConnectionOptions(endpoint_url=proxy.endpoint_url, max_attempts=1))
+    form = QueryForm(partition_value="p", page_size="2")
+    return make_app(proxied, form, table=table, read_ahead=1)
+
+
+async def until_page_two_is_read_ahead(pilot: Any, proxy: FaultProxy) -> None:
+    await app_until(pilot, lambda: queries(proxy) == 2)  # page 1, then page 2 read ahead
+    await app_until(pilot, lambda: not reading())
+    await settle(pilot)
+
+
 async def test_esc_in_a_jump_does_not_read_the_cancelled_page_ahead_again(
-    ddb: Any, client: Any, table_name: Callable[[str], str]
+    ddb: Any, forty: str
 ) -> None:
     """A jump's walk cancelled with Esc while it reads a page: the page drawn where the
     walk stopped reads nothing ahead while that read is still being cancelled (it would
     read the very page being cancelled: billed twice)."""
-    name = table_name()
-    create_table(client, table_definition(name, ("k", "S"), ("s", "S")))
-    write_items(client, name, [{"k": "p", "s": f"{i:02d}"} for i in range(40)])
     with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
-        proxied = make_client(ConnectionOptions(endpoint_url=proxy.endpoint_url, max_attempts=1))
-        form = QueryForm(partition_value="p", page_size="2")
-        app = make_app(proxied, form, table=name, read_ahead=1)
+        app = two_per_page(proxy, forty)
         async with app.run_test(size=(120, 35)) as pilot:
             view = app.main_view
-            await app_until(pilot, lambda: view.page is not None)
-            await app_until(pilot, lambda: queries(proxy) == 2)  # page 2 read ahead
-            await settle(pilot)
+            await until_page_two_is_read_ahead(pilot, proxy)
             first_gate = threading.Event()
             proxy.gate = first_gate
             # Page 2 from what was read ahead; the walk reads page 3 itself (it began
@@ -343,23 +358,14 @@ async def test_esc_in_a_jump_does_not_read_the_cancelled_page_ahead_again(
         assert app.session.ledger.figures().read_ahead == 1  # page 2
 
 
-async def test_a_jump_reads_ahead_once_its_walk_ends(
-    ddb: Any, client: Any, table_name: Callable[[str], str]
-) -> None:
+async def test_a_jump_reads_ahead_once_its_walk_ends(ddb: Any, forty: str) -> None:
     """A jump reads its pages in turn, as held n does (nothing read beside them); where
     it stops, the next page is read ahead, once."""
-    name = table_name()
-    create_table(client, table_definition(name, ("k", "S"), ("s", "S")))
-    write_items(client, name, [{"k": "p", "s": f"{i:02d}"} for i in range(40)])
     with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
-        proxied = make_client(ConnectionOptions(endpoint_url=proxy.endpoint_url, max_attempts=1))
-        form = QueryForm(partition_value="p", page_size="2")
-        app = make_app(proxied, form, table=name, read_ahead=1)
+        app = two_per_page(proxy, forty)
         async with app.run_test(size=(120, 35)) as pilot:
             view = app.main_view
-            await app_until(pilot, lambda: queries(proxy) == 2)  # page 2 read ahead
-            await app_until(pilot, lambda: not reading())
-            await settle(pilot)
+            await until_page_two_is_read_ahead(pilot, proxy)
             view.jump(5)  # page 2 from what was read ahead, pages 3 to 5 read by the walk
             await app_until(pilot, lambda: view.page is not None and view.page.number == 5)
             await app_until(pilot, lambda: queries(proxy) == 6)  # page 6 read ahead
@@ -370,23 +376,14 @@ async def test_a_jump_reads_ahead_once_its_walk_ends(
         assert app.session.ledger.figures().read_ahead == 2  # pages 2 and 6
 
 
-async def test_held_n_reads_ahead_once_its_walk_ends(
-    ddb: Any, client: Any, table_name: Callable[[str], str]
-) -> None:
+async def test_held_n_reads_ahead_once_its_walk_ends(ddb: Any, forty: str) -> None:
     """n pressed while page 3 is being read ahead waits for it; n pressed again then is
     one more page, read by the walk; where it stops, page 5 is read ahead, once."""
-    name = table_name()
-    create_table(client, table_definition(name, ("k", "S"), ("s", "S")))
-    write_items(client, name, [{"k": "p", "s": f"{i:02d}"} for i in range(40)])
     with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
-        proxied = make_client(ConnectionOptions(endpoint_url=proxy.endpoint_url, max_attempts=1))
-        form = QueryForm(partition_value="p", page_size="2")
-        app = make_app(proxied, form, table=name, read_ahead=1)
+        app = two_per_page(proxy, forty)
         async with app.run_test(size=(120, 35)) as pilot:
             view = app.main_view
-            await app_until(pilot, lambda: queries(proxy) == 2)  # page 2 read ahead
-            await app_until(pilot, lambda: not reading())
-            await settle(pilot)
+            await until_page_two_is_read_ahead(pilot, proxy)
             gate = threading.Event()
             proxy.gate = gate
             await pilot.press("n")  # page 2, read ahead; page 3 read ahead, held here
