@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynotui.postgres.reach import FIRST_NORMAL_OBJECT_ID, denied
+from dynotui.postgres.code_rules import FIRST_NORMAL_OBJECT_ID, denied
 
 BUILTIN_CODE = """
 WITH code(fn) AS (
