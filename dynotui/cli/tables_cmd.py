@@ -6,6 +6,8 @@ import argparse
 from typing import Any
 
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
+from dynotui.cli.pg_tables import add_pg_tables_options, run_pg_tables
+from dynotui.core.errors import InputError
 from dynotui.core.text import visible
 from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.schema import describe_table, list_tables, summary
@@ -20,10 +22,17 @@ def register(sub: Any, help_text: str) -> None:
     )
     parser.add_argument("--table-name", help="describe this table's sort orders")
     add_connection_options(parser)
+    add_pg_tables_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "postgres", None) is not None:
+        return run_pg_tables(args)
+    if args.trust_database_code:
+        raise InputError("--trust-database-code is for --postgres")
+    if args.table is not None and not args.table_name:
+        args.table_name = args.table  # --table was --table-name's abbreviation before
     client = make_client(connection_options(args))
     if args.table_name:
         for line in summary(describe_table(client, args.table_name)).splitlines():

@@ -363,3 +363,25 @@ def describe(session: Any, found: dict[Key, Step] | list[Key]) -> dict[Key, Desc
             DESCRIBE_SQL, {"kinds": [k for k, _ in keys], "oids": [o for _, o in keys]}
         )
     }
+
+
+def path(key: Key, found: dict[Key, Step]) -> list[Key]:
+    """``key``, its parent, ..., the seed it was reached from."""
+    chain = [key]
+    parent = found[key].parent
+    while parent is not None and len(chain) <= len(found):
+        chain.append(parent)
+        parent = found[parent].parent
+    return chain
+
+
+def nearest_first(found: dict[Key, Step]) -> list[Key]:
+    """The reached objects nearest the seeds first (a shorter way reads better), then by
+    kind and OID, for a stable choice."""
+    return sorted(found, key=lambda key: (len(path(key, found)), key))
+
+
+def labelled(item: Key, described: dict[Key, Described]) -> str:
+    """``f(integer)`` for a function, ``type mallory.d3`` for anything else."""
+    text = described[item].label
+    return text if item[0] == "f" else f"{KIND_WORDS[item[0]]} {text}"

@@ -6,6 +6,8 @@ judge what they find by these."""
 
 from __future__ import annotations
 
+from typing import Any
+
 FIRST_NORMAL_OBJECT_ID = 16384  # PostgreSQL's FirstNormalObjectId: initdb's objects lie below
 TRUST_FLAG = "--trust-database-code"
 
@@ -74,4 +76,23 @@ def denied(name: str) -> str | None:
     for prefix, reason in DENIED_PREFIXES.items():
         if name.startswith(prefix):
             return reason
+    return None
+
+
+def function_problem(what: Any, *, own: bool, trusted: bool, subject: str) -> str | None:
+    """Why ``subject`` ("a filter", "an order") may not run this function (``what``: its
+    name and volatility, a ``catalog_edges.Described``), as the end of a sentence, or None."""
+    reason = denied(what.name or "")
+    if reason is not None:
+        return f"which {reason}"
+    if not own and not trusted:
+        return (
+            f"which is not PostgreSQL's own: {subject} runs only PostgreSQL's built-in "
+            f"code unless you trust this database's code ({TRUST_FLAG})"
+        )
+    if what.volatility == "v":
+        return (
+            f"which is VOLATILE (it may change something); {subject} may only run "
+            "IMMUTABLE or STABLE functions"
+        )
     return None

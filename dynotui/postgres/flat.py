@@ -157,7 +157,7 @@ def with_cost_notes(session: Any, table: PgTable) -> PgTable:
     queries = [
         (i, PgQuery(table, way, page_size=CHECK_PAGE))
         for i, order in enumerate(table.orders)
-        if order.index is not None and order.unique
+        if order.index is not None and order.unique and not order.refused
         for way in (order, order.reversed())
     ]
     if not queries:

@@ -29,14 +29,21 @@ from typing import Any
 
 from dynotui.core.errors import InputError
 from dynotui.postgres.catalog_edges import (
-    KIND_WORDS,
     Described,
     Key,
     Step,
     describe,
     follow,
+    labelled,
+    nearest_first,
+    path,
 )
-from dynotui.postgres.code_rules import FIRST_NORMAL_OBJECT_ID, TRUST_FLAG, denied
+from dynotui.postgres.code_rules import (
+    FIRST_NORMAL_OBJECT_ID,
+    TRUST_FLAG,
+    denied,
+    function_problem,
+)
 from dynotui.postgres.filter import PgFilter
 
 # The comparison operators the rest of the statement (keyset seeks, ORDER BY, CASE x WHEN,
@@ -154,7 +161,7 @@ def check_on_server(
         _refuse_names_elsewhere(session, parsed)
     found = reach(session, parsed, schema, table)
     described = describe(session, found)
-    for key in _nearest_first(found):
+    for key in nearest_first(found):
         reason = _problem(key, described[key], found[key], trusted)
         if reason is not None:
             raise InputError(f"refused: the filter {_way(key, found, described)}, {reason}")
@@ -164,20 +171,7 @@ def _problem(key: Key, what: Described, step: Step, trusted: bool) -> str | None
     kind, oid = key
     own = oid < FIRST_NORMAL_OBJECT_ID
     if kind == "f":
-        reason = denied(what.name or "")
-        if reason is not None:
-            return f"which {reason}"
-        if not own and not trusted:
-            return (
-                "which is not PostgreSQL's own: a filter runs only PostgreSQL's built-in "
-                f"code unless you trust this database's code ({TRUST_FLAG})"
-            )
-        if what.volatility == "v":
-            return (
-                "which is VOLATILE (it may change something); a filter may only run "
-                "IMMUTABLE or STABLE functions"
-            )
-        return None
+        return function_problem(what, own=own, trusted=trusted, subject="a filter")
     if step.parent is None and step.column is None and not own and not trusted:
         # Named by the filter (a cast, an operator, a relation); a column's own type is
         # the table's and is judged by the code it runs.
@@ -189,32 +183,15 @@ def _problem(key: Key, what: Described, step: Step, trusted: bool) -> str | None
     return None
 
 
-def _chain(key: Key, found: dict[Key, Step]) -> list[Key]:
-    """``key``, its parent, ..., the object the filter names."""
-    chain = [key]
-    parent = found[key].parent
-    while parent is not None and len(chain) <= len(found):
-        chain.append(parent)
-        parent = found[parent].parent
-    return chain
-
-
-def _nearest_first(found: dict[Key, Step]) -> list[Key]:
-    """The reached objects nearest the filter first (a shorter way reads better), then by
-    kind and OID, for a stable choice."""
-    return sorted(found, key=lambda key: (len(_chain(key, found)), key))
-
-
 def _way(key: Key, found: dict[Key, Step], described: dict[Key, Described]) -> str:
     """How the filter reaches ``key``, in words: ``calls f(integer)``, or ``may run
     f(integer) (used by the CHECK constraint c of type d1, the base type of type d2,
     which the filter names)``."""
 
     def label(item: Key) -> str:
-        text = described[item].label
-        return text if item[0] == "f" else f"{KIND_WORDS[item[0]]} {text}"
+        return labelled(item, described)
 
-    chain = _chain(key, found)
+    chain = path(key, found)
     seed = chain[-1]
     column = found[seed].column
     if len(chain) == 1:

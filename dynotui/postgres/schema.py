@@ -15,10 +15,11 @@ with an argument that cannot be NULL). Nothing is guessed from a name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dynotui.core.errors import InputError
+from dynotui.postgres.order_code import DEFAULT_OPCLASS, TermCode, refusals
 from dynotui.postgres.table_model import (
     CHANGING as CHANGING,
 )
@@ -88,7 +89,8 @@ _BASE_TYPE = """LEFT JOIN LATERAL (
         FROM chain c JOIN pg_catalog.pg_type t ON t.oid = c.basetype
         WHERE c.typtype = 'd' AND c.depth < 100
     )
-    SELECT pg_catalog.format_type(ch.oid, ch.mod) AS base_type, ch.typtype = 'c' AS row_valued,
+    SELECT pg_catalog.format_type(ch.oid, ch.mod) AS base_type, ch.oid AS base_oid,
+           ch.typtype = 'c' AS row_valued,
            (WITH RECURSIVE part(oid, depth) AS (
                 SELECT ch.oid, 0
                 UNION
@@ -123,7 +125,7 @@ SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
            WHERE k.conrelid = a.attrelid AND k.contype = 'n' AND NOT k.convalidated
              AND k.conkey = ARRAY[a.attnum]),
        s.null_frac, b.base_type, COALESCE(b.row_valued, false),
-       COALESCE(b.nested_datetime, false)
+       COALESCE(b.nested_datetime, false), b.base_oid, COALESCE(o.opclass, 0)
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -131,6 +133,7 @@ LEFT JOIN pg_catalog.pg_stats s
     ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname
     AND NOT s.inherited
 {_BASE_TYPE.format(oid="a.atttypid", mod="a.atttypmod", alias="b")}
+{DEFAULT_OPCLASS.format(base="b.base_oid", alias="o")}
 WHERE a.attrelid = %(oid)s AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attnum
 """
@@ -164,7 +167,7 @@ SELECT c.relname, i.indisunique, i.indisprimary, i.indexprs IS NOT NULL,
        {_STRATEGY_OPERATOR_SQL.format(strategy=3)},
        {_STRATEGY_OPERATOR_SQL.format(strategy=5)},
        ta.attname, b.base_type, COALESCE(b.row_valued, false),
-       COALESCE(b.nested_datetime, false)
+       COALESCE(b.nested_datetime, false), b.base_oid, oc.oid
 FROM pg_catalog.pg_index i
 JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
 JOIN pg_catalog.pg_am am ON am.oid = c.relam
@@ -204,6 +207,9 @@ class _IndexTerm:
     base_type: str | None
     row_valued: bool
     nested_datetime: bool
+    base_oid: int
+    opclass_oid: int
+    refused: str = ""
 
 
 def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
@@ -231,16 +237,19 @@ def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
             None if base in (None, t) else base,
             bool(row_valued),
             bool(nested),
+            base_oid or 0,
+            opclass,
         )
-        for n, t, nullable, frac, base, row_valued, nested in session.query(
+        for n, t, nullable, frac, base, row_valued, nested, base_oid, opclass in session.query(
             COLUMNS_SQL, {"oid": oid}
         )
     )
-    by_name = {c.name: c for c in columns}
     indexes: dict[str, list[_IndexTerm]] = {}
     for row in session.query(INDEXES_SQL, {"oid": oid}):
         term = _IndexTerm(*row)
         indexes.setdefault(term.index, []).append(term)
+    columns, indexes = _with_refusals(session, columns, indexes)
+    by_name = {c.name: c for c in columns}
     # A read of a table with inheritance children reads them too, and a parent's primary
     # key or unique index holds for the parent alone (a partitioned table's hold for all
     # of its partitions, which PostgreSQL makes them share).
@@ -312,6 +321,30 @@ def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
     return with_cost_notes(session, table)
 
 
+def _with_refusals(
+    session: Any, columns: tuple[Column, ...], indexes: dict[str, list[_IndexTerm]]
+) -> tuple[tuple[Column, ...], dict[str, list[_IndexTerm]]]:
+    """The columns with why each may not be an order's term (its type's boundary or default
+    operator class runs code an order may not run), and each index term's own reason."""
+    by_name = {c.name: c for c in columns}
+    terms: dict[Any, TermCode] = {c.name: TermCode(c.name, c.cast_oid, c.opclass) for c in columns}
+    for name, index_terms in indexes.items():
+        for n, t in enumerate(index_terms):
+            cast = by_name[t.column].cast_oid if t.column is not None else t.base_oid
+            terms[(name, n)] = TermCode(t.column or t.definition, cast or 0, t.opclass_oid)
+    options = getattr(session, "options", None)
+    why = refusals(session, terms, trusted=bool(getattr(options, "trust_database_code", False)))
+    if not why:
+        return columns, indexes
+    return (
+        tuple(replace(c, refused=why.get(c.name, "")) for c in columns),
+        {
+            name: [replace(t, refused=why.get((name, n), "")) for n, t in enumerate(ts)]
+            for name, ts in indexes.items()
+        },
+    )
+
+
 def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
     descending, nulls_first = bool(term.option & 1), bool(term.option & 2)
     notes: list[str] = []
@@ -338,6 +371,7 @@ def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
             tuple(notes),
             column.row_valued,
             column.nested_datetime,
+            term.refused,
         )
     return SortColumn(
         f"({term.definition})",
@@ -351,6 +385,7 @@ def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
         tuple(notes),
         term.row_valued,
         term.nested_datetime,
+        term.refused,
     )
 
 

@@ -115,6 +115,8 @@ class PgQuery:
                 f"rows that tie on {self.order.label} at a page boundary would be lost or "
                 "repeated; dynotui pages only an order that names one row",
             )
+        if self.order.refused:
+            raise FieldError("order", f"refused: order {self.order.name}: {self.order.refused}")
         for term in self.order.columns:
             if term.nested_datetime:
                 raise FieldError(

@@ -34,6 +34,11 @@ class Column:
     # A date, timestamp or interval inside an array, range or composite: its text follows
     # the session's DateStyle and TimeZone, so no boundary of it reads back exactly.
     nested_datetime: bool = False
+    cast_oid: int = 0  # the OID of cast_type
+    opclass: int = 0  # the OID of the type's default b-tree operator class (0: none)
+    # Why the column cannot be a term of an order: its boundary's cast or its operator
+    # class runs code an order may not run (``order_code``); "" if it can.
+    refused: str = ""
 
     @property
     def cast_type(self) -> str:
@@ -77,6 +82,7 @@ class SortColumn:
     notes: tuple[str, ...] = ()  # what else sets the term apart: its collation, its opclass
     row_valued: bool = False  # a composite value: see ``is_null``
     nested_datetime: bool = False  # see Column.nested_datetime
+    refused: str = ""  # see Column.refused
 
     def reversed(self) -> SortColumn:
         return replace(self, descending=not self.descending, nulls_first=not self.nulls_first)
@@ -192,6 +198,12 @@ class PgOrder:
         return "(" + ", ".join(c.words() for c in self.columns) + ")"
 
     @property
+    def refused(self) -> str:
+        """Why this order cannot be read ("" if it can): the first term whose boundary or
+        operator class runs code an order may not run."""
+        return next((c.refused for c in self.columns if c.refused), "")
+
+    @property
     def physical(self) -> bool:
         """Made unique by where rows lie (ctid), not by a key."""
         return any(c.expression == "ctid" for c in self.columns)
@@ -207,6 +219,8 @@ class PgOrder:
             extra += f"; {PHYSICAL_NOTE}"
         if not self.unique:
             extra += "; NOT unique: no key names one row, so it cannot be paged exactly"
+        if self.refused:
+            extra += f"; REFUSED: {self.refused}"
         if self.cost_note:
             extra += f"; {self.cost_note}"
         return f"{self.name}: {self.label} · {how}{extra}"
@@ -259,9 +273,10 @@ class PgTable:
         raise InputError(f"table {self.label} has no column {name!r} (columns: {known})")
 
     def default_order(self) -> PgOrder:
-        """The primary key's order; else the first index's; else every column's."""
+        """The primary key's order; else the first index's (the first that is not refused,
+        if any is not)."""
         if self.orders:
-            return self.orders[0]
+            return next((o for o in self.orders if not o.refused), self.orders[0])
         raise InputError(
             f"table {self.label} has no primary key and no index: name columns to order by, "
             "like 'created_at, id' (a unique combination, or rows tie at page boundaries)"
@@ -289,6 +304,7 @@ class PgTable:
                     column.nullable,
                     row_valued=column.row_valued,
                     nested_datetime=column.nested_datetime,
+                    refused=column.refused,
                 )
             )
         custom = with_tie_breaker(terms, None, False, name=spec.strip(), table=self)
@@ -379,7 +395,15 @@ def with_tie_breaker(
                 descending = last.descending if last else False
                 spelled = key if key in SYSTEM_COLUMNS else quote(key)
                 terms.append(
-                    SortColumn(spelled, key, column.cast_type, descending, descending, False)
+                    SortColumn(
+                        spelled,
+                        key,
+                        column.cast_type,
+                        descending,
+                        descending,
+                        False,
+                        refused=column.refused,
+                    )
                 )
                 added.append(key)
         unique = True
