@@ -25,8 +25,9 @@ from typing import Any
 
 import psycopg
 import pytest
+from dblink_writer import SERVERS, server
+from dblink_writer import written as count_written
 from helpers import walk
-from system_postgres import SystemPostgres, find_bindir
 
 from dynotui.core.errors import FieldError
 from dynotui.core.pager import Pager
@@ -37,9 +38,6 @@ from dynotui.postgres.sql import PgQuery
 
 SETUP = """
 CREATE EXTENSION IF NOT EXISTS citext;
-CREATE FUNCTION bc.write(what text) RETURNS integer VOLATILE LANGUAGE sql AS $$
-    SELECT 1 FROM public.dblink_exec(%(target)s,
-        'INSERT INTO bc.writes VALUES (' || quote_literal(what) || ')') $$;
 CREATE FUNCTION bc.loud(integer) RETURNS boolean VOLATILE LANGUAGE sql
     AS $$ SELECT bc.write('check') = 1 $$;
 CREATE DOMAIN bc.d1 AS integer CHECK (bc.loud(VALUE));
@@ -103,38 +101,10 @@ REFUSED = [
 IDS = [case[0] for case in REFUSED]
 
 
-def _setup(uri: str, target: str) -> None:
-    with psycopg.connect(uri, autocommit=True) as admin:
-        admin.execute("CREATE EXTENSION IF NOT EXISTS dblink")
-        admin.execute("DROP SCHEMA IF EXISTS bc CASCADE")
-        admin.execute("CREATE SCHEMA bc")
-        # Committed before anything writes to it: dblink's connection is another session.
-        admin.execute("CREATE TABLE bc.writes (what text)")
-        admin.execute(SETUP.replace("%(target)s", f"'{target}'").replace("%%", "%"))  # type: ignore[arg-type]
-        admin.execute("TRUNCATE bc.writes")  # the INSERT's own checks wrote
-
-
-@pytest.fixture(scope="module", params=["debian", "embedded18"])
+@pytest.fixture(scope="module", params=SERVERS)
 def server_uri(request: pytest.FixtureRequest) -> Iterator[str]:
-    if request.param == "embedded18":
-        uri = request.getfixturevalue("pg_uri")
-        with psycopg.connect(uri) as probe:
-            host, port = probe.info.host, probe.info.port
-        _setup(uri, f"host={host} port={port} dbname=postgres user=postgres")
+    with server(request, "bc", SETUP.replace("%%", "%")) as uri:
         yield uri
-        with psycopg.connect(uri, autocommit=True) as admin:
-            admin.execute("DROP SCHEMA bc CASCADE")
-        return
-    request.applymarker(pytest.mark.system_postgres)
-    bindir, why = find_bindir()
-    if bindir is None:
-        pytest.skip(why)
-    with SystemPostgres(bindir) as running:
-        _setup(
-            running.uri,
-            f"host={running.folder} port={running.port} dbname=postgres user=postgres",
-        )
-        yield running.uri
 
 
 @pytest.fixture
@@ -145,7 +115,7 @@ def admin(server_uri: str) -> Iterator[Any]:
 
 
 def written(admin: Any) -> int:
-    return int(admin.execute("SELECT count(*) FROM bc.writes").fetchone()[0])
+    return count_written(admin, "bc")
 
 
 def table_of(uri: str, *, trusted: bool = False) -> Any:

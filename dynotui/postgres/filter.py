@@ -27,6 +27,38 @@ _BETWEEN_OPERATORS = (">=", "<=")
 
 Name = tuple[str | None, str]  # (schema or None for the search path, name)
 
+# The types whose input looks an object up by its name (``'int4'::regtype``); which of them
+# the server has is asked of its catalog (``by_name``): these are only what the parse tree
+# is searched for.
+REG_TYPE_PREFIX = "reg"
+
+
+@dataclass(frozen=True)
+class Literal:
+    """An argument of a call as far as the parser knows it: a literal's text or number
+    (``'int4'``, ``23``, ``'int4'::regtype``: then ``reg`` names that type), or neither
+    (an expression, a column, a parameter: nothing checkable before it runs)."""
+
+    text: str | None = None
+    number: int | None = None
+    reg: str | None = None  # the reg* type a literal is cast to, if any
+
+    @property
+    def shown(self) -> str:
+        if self.text is not None:
+            return "'" + self.text.replace("'", "''") + "'"
+        return "an expression" if self.number is None else str(self.number)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A function call of the filter with what each argument is, for the built-ins that
+    take an object by name (``by_name``)."""
+
+    name: Name
+    args: tuple[Literal, ...]
+    named: tuple[tuple[str, Literal], ...] = ()
+
 
 @dataclass(frozen=True)
 class PgFilter:
@@ -44,6 +76,10 @@ class PgFilter:
     whole_row: bool = False  # a reference that may be the whole row (t, t.*, t.f)
     sub_selects: int = 0  # SELECTs inside the expression
     relations: tuple[str, ...] = ()  # what their FROM names, as PostgreSQL would read it
+    calls: tuple[Call, ...] = ()  # every call, with its literal arguments
+    # Casts to a reg* type (``'mytype'::regtype``, ``col::regtype``): (the type's name, the
+    # literal cast, or an empty Literal where what is cast is not a literal)
+    reg_casts: tuple[tuple[str, Literal], ...] = ()
 
     def psycopg(self) -> str:
         """The deparsed fragment as psycopg takes it: ``$n`` as ``%(pn)s``, ``%`` doubled.
@@ -158,6 +194,8 @@ def parse_filter(text: str, param_count: int) -> PgFilter:
         whole_row=collected.whole_row,
         sub_selects=collected.sub_selects,
         relations=tuple(dict.fromkeys(collected.relations)),
+        calls=tuple(collected.calls),
+        reg_casts=tuple(dict.fromkeys(collected.reg_casts)),
     )
 
 
@@ -284,6 +322,8 @@ class _Collected:
     whole_row: bool = False
     sub_selects: int = 0
     relations: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    reg_casts: list[tuple[str, Literal]] = field(default_factory=list)
 
 
 def _name(parts: Any) -> Name:
@@ -303,7 +343,6 @@ def _children(node: Any, ast: Any) -> Iterator[Any]:
 
 
 def _walk(root: Any, found: _Collected, ast: Any, *, top_level: bool) -> None:
-    from pglast.stream import RawStream
 
     # Iterative: a filter nested thousands deep must not exhaust Python's stack.
     stack: list[tuple[Any, bool]] = [(root, top_level)]
@@ -334,6 +373,18 @@ def _walk(root: Any, found: _Collected, ast: Any, *, top_level: bool) -> None:
         elif isinstance(node, ast.FuncCall):
             schema, name = _name(node.funcname)
             found.functions.append((schema, name))
+            positional = [a for a in node.args or () if not isinstance(a, ast.NamedArgExpr)]
+            found.calls.append(
+                Call(
+                    (schema, name),
+                    tuple(_literal(a, ast) for a in positional),
+                    tuple(
+                        (a.name, _literal(a.arg, ast))
+                        for a in node.args or ()
+                        if isinstance(a, ast.NamedArgExpr)
+                    ),
+                )
+            )
             if len(node.args or ()) == 1:  # int4(x), mytype(x): a call or a cast
                 found.types.append(".".join(_quote_ident(p.sval) for p in node.funcname))
         elif isinstance(node, ast.A_Expr):
@@ -349,7 +400,11 @@ def _walk(root: Any, found: _Collected, ast: Any, *, top_level: bool) -> None:
             if node.useOp:  # ORDER BY x USING op, in a sub-select
                 found.operators.append(_name(node.useOp))
         elif isinstance(node, ast.TypeCast):
-            found.types.append(RawStream()(node.typeName))
+            found.types.append(type_name(node.typeName, ast))
+            reg = _reg_type(node.typeName)
+            if reg is not None:
+                literal = _literal(node, ast)
+                found.reg_casts.append((reg, literal if literal.reg else Literal()))
         elif isinstance(node, ast.ParamRef):
             found.params.append(node.number)
         elif isinstance(node, ast.RangeVar):
@@ -373,6 +428,47 @@ def _walk(root: Any, found: _Collected, ast: Any, *, top_level: bool) -> None:
                 elif isinstance(item, ast.A_Star):
                     found.whole_row = True
         stack.extend((child, inner) for child in _children(node, ast))
+
+
+def type_name(node: Any, ast: Any) -> str:
+    """A TypeName as text without its modifiers (``numeric``, not ``numeric(7,4)``): what
+    dynotui's own lookups send, so that a lookup never runs a type's modifier input
+    function (``to_regtype('t(5)')`` would; the filter's statement does, and its check
+    follows that function as an edge of the type)."""
+    from pglast.stream import RawStream
+
+    bare = ast.TypeName(
+        names=node.names,
+        arrayBounds=node.arrayBounds,
+        setof=node.setof,
+        pct_type=node.pct_type,
+    )
+    return str(RawStream()(bare))
+
+
+def _reg_type(node: Any) -> str | None:
+    """``regtype`` for ``regtype`` or ``pg_catalog.regtype``, else None."""
+    names = [n.sval for n in node.names]
+    if len(names) == 2 and names[0] != "pg_catalog":
+        return None
+    last = names[-1]
+    return last if last.startswith(REG_TYPE_PREFIX) and len(names) <= 2 else None
+
+
+def _literal(node: Any, ast: Any) -> Literal:
+    """What the parser knows of an argument: a string or integer literal, possibly cast
+    (to a reg* type: then that type is said); anything else is no literal."""
+    reg = None
+    if isinstance(node, ast.TypeCast):
+        reg = _reg_type(node.typeName)
+        node = node.arg
+    if isinstance(node, ast.A_Const) and not node.isnull:
+        value = node.val
+        if isinstance(value, ast.String):
+            return Literal(text=value.sval, reg=reg)
+        if isinstance(value, ast.Integer):
+            return Literal(number=value.ival, reg=reg)
+    return Literal()
 
 
 def _quote_ident(name: str) -> str:

@@ -28,6 +28,7 @@ import itertools
 from typing import Any
 
 from dynotui.core.errors import InputError
+from dynotui.postgres import by_name
 from dynotui.postgres.catalog_edges import (
     Described,
     Key,
@@ -124,9 +125,12 @@ _SEEN_AS = {  # (how the filter uses a named object itself, the same as the end 
 }
 
 
-def reach(session: Any, parsed: PgFilter, schema: str, table: str) -> dict[Key, Step]:
+def reach(
+    session: Any, parsed: PgFilter, schema: str, table: str, named: list[Key] | None = None
+) -> dict[Key, Step]:
     """Every catalog object the filter may run or use, with how each was first reached
-    (breadth first: the shortest way from the filter)."""
+    (breadth first: the shortest way from the filter). ``named``: objects the filter hands
+    a built-in by name (``by_name``), followed as if the filter named them."""
     operators = list(dict.fromkeys([*parsed.operators, *((None, o) for o in IMPLIED_OPERATORS)]))
     seeds = session.query(
         SEED_SQL,
@@ -143,7 +147,8 @@ def reach(session: Any, parsed: PgFilter, schema: str, table: str) -> dict[Key, 
             "columns": list(parsed.column_names),
         },
     )
-    return follow(session, list(seeds))
+    extra = [(kind, oid, None) for kind, oid in named or ()]
+    return follow(session, [*seeds, *extra])
 
 
 def check_on_server(
@@ -159,7 +164,8 @@ def check_on_server(
         )
     if not trusted:
         _refuse_names_elsewhere(session, parsed)
-    found = reach(session, parsed, schema, table)
+    named = by_name.check(session, parsed, trusted=trusted)
+    found = reach(session, parsed, schema, table, named)
     described = describe(session, found)
     for key in nearest_first(found):
         reason = _problem(key, described[key], found[key], trusted)
