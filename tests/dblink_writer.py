@@ -1,7 +1,8 @@
 """A writer that PostgreSQL runs behind a read-only transaction's back: ``<schema>.write(what)``
 inserts a row through dblink (a second connection, which no READ ONLY transaction covers),
 and ``<schema>.writes`` counts what ran. Installed on Debian's PostgreSQL (a throwaway
-cluster) or on the embedded 18 (the shared one: in a schema of its own, dropped after)."""
+cluster) or on the embedded 18 (the shared one: in a database of its own, dropped after,
+so that its extensions are its own)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg.conninfo import make_conninfo
 from system_postgres import SystemPostgres, find_bindir
 
 SERVERS = ["debian", "embedded18"]
@@ -40,13 +42,18 @@ def install(uri: str, schema: str, setup: str) -> None:
 def server(request: pytest.FixtureRequest, schema: str, setup: str) -> Iterator[str]:
     """The URI of the server ``request.param`` names, with the writer and ``setup``."""
     if request.param == "embedded18":
-        uri = request.getfixturevalue("pg_uri")
-        install(uri, schema, setup)
+        shared = request.getfixturevalue("pg_uri")
+        database = f"dynotui_{schema}"
+        with psycopg.connect(shared, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {database}")  # type: ignore[arg-type]
+            admin.execute(f"CREATE DATABASE {database}")  # type: ignore[arg-type]
+        uri = make_conninfo(shared, dbname=database)
         try:
+            install(uri, schema, setup)
             yield uri
         finally:
-            with psycopg.connect(uri, autocommit=True) as admin:
-                admin.execute(f"DROP SCHEMA {schema} CASCADE")  # type: ignore[arg-type]
+            with psycopg.connect(shared, autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE {database} WITH (FORCE)")  # type: ignore[arg-type]
         return
     request.applymarker(pytest.mark.system_postgres)
     bindir, why = find_bindir()

@@ -49,13 +49,12 @@ def psycopg_code(query: PgQuery, boundary: Any, number: int, uri: str | None) ->
     terms = [
         (
             c.term,
-            c.type,
+            c.boundary_type,
             c.descending,
             c.nulls_first,
             c.nullable,
             c.after_operator,
             c.equal_operator,
-            c.operators is None,
             c.is_null,
             c.is_not_null,
         )
@@ -84,8 +83,8 @@ SOURCE = {parts.source!r}
 FILTER = {query.filter_sql or ""!r}  # the filter as PostgreSQL deparses it, %(pN)s parameters
 FILTER_PARAMS = {pprint.pformat(query.filter_params(), sort_dicts=False)}
 ORDER_BY = {parts.order_by!r}
-# (term, type, descending, nulls first, nullable, operator "after", operator "equal",
-#  default operators, its NULL test, its not-NULL test) for each sort term
+# (term, boundary type, descending, nulls first, nullable, operator "after", operator
+#  "equal", its NULL test, its not-NULL test) for each sort term
 TERMS = {pprint.pformat(terms, width=80)}
 COVERED = {covered_terms(query.order)}  # leading terms the order's index holds
 START = {boundary!r}  # page {number}'s boundary
@@ -99,7 +98,7 @@ def joins(boundary, i):
     before, term = TERMS[i - 1], TERMS[i]
     return (
         i < COVERED and boundary[i - 1] is not None and boundary[i] is not None
-        and before[2] == term[2] and before[7] and term[7] and (not term[4] or term[3])
+        and before[2] == term[2] and before[5] == term[5] and (not term[4] or term[3])
     )
 
 
@@ -107,12 +106,12 @@ def seeks(boundary):
     """Bounded index seeks that read every row after the boundary, in the rows' order."""
     params = {{f"k{{i}}": v for i, v in enumerate(boundary) if v is not None}}
     prefixes, prefix = [], []
-    for i, (term, kind, _, _, _, _, equal, _, null, _) in enumerate(TERMS):
+    for i, (term, kind, _, _, _, _, equal, null, _) in enumerate(TERMS):
         prefixes.append(list(prefix))
         prefix.append(null if boundary[i] is None else f"{{term}} {{equal}} %(k{{i}})s::{{kind}}")
     found, i = [], len(TERMS) - 1
     while i >= 0:
-        term, kind, desc, nulls_first, nullable, after, _, _, null, not_null = TERMS[i]
+        term, kind, desc, nulls_first, nullable, after, _, null, not_null = TERMS[i]
         if boundary[i] is None:
             if nulls_first:  # the NULL run comes first: every value is after it
                 found.append([*prefixes[i], not_null])
@@ -121,14 +120,14 @@ def seeks(boundary):
         end = i
         while i > 0 and joins(boundary, i):
             i -= 1
-        term, kind, desc, nulls_first, nullable, after, _, _, null, _ = TERMS[i]
+        term, kind, desc, nulls_first, nullable, after, _, null, _ = TERMS[i]
         if end == i:
             found.append([*prefixes[i], f"{{term}} {{after}} %(k{{i}})s::{{kind}}"])
         else:
             run = range(i, end + 1)
             left = ", ".join(TERMS[m][0] for m in run)
             right = ", ".join(f"%(k{{m}})s::{{TERMS[m][1]}}" for m in run)
-            found.append([*prefixes[i], f"({{left}}) {{'<' if desc else '>'}} ({{right}})"])
+            found.append([*prefixes[i], f"({{left}}) {{after}} ({{right}})"])
         if nullable and not nulls_first:  # NULLs after every value: a run of their own
             found.append([*prefixes[i], null])
         i -= 1

@@ -23,6 +23,7 @@ from typing import Any
 
 from dynotui.postgres.catalog_edges import Key, describe, follow, labelled, nearest_first, path
 from dynotui.postgres.code_rules import FIRST_NORMAL_OBJECT_ID, function_problem
+from dynotui.postgres.table_model import Ordering
 
 # The default b-tree operator class of the type with OID ``{base}`` (a domain's base), as
 # PostgreSQL's GetDefaultOpClass picks it: an exact match on the input type, else the one
@@ -63,6 +64,34 @@ DEFAULT_OPCLASS = """LEFT JOIN LATERAL (
     ) AS m
 ) AS {alias} ON true"""
 
+# The b-tree operators of the operator class with OID ``{opclass}`` for its own input type
+# (strategies 1 less, 3 equal, 5 greater), schema-qualified: what every comparison of a
+# boundary uses, never a bare "<" (which the search path resolves, and which a term of a
+# type that casts to text would resolve to text's); and its input type, which the term and
+# its boundary are cast to where the term's type is another (a varchar in text_ops, a
+# domain), unless it is polymorphic (array_ops, record_ops: the term's own type then).
+_STRATEGY = """(SELECT pg_catalog.format('OPERATOR(%%I.%%s)', opn.nspname, op.oprname)
+            FROM pg_catalog.pg_amop ao
+            JOIN pg_catalog.pg_operator op ON op.oid = ao.amopopr
+            JOIN pg_catalog.pg_namespace opn ON opn.oid = op.oprnamespace
+            WHERE ao.amopfamily = ord_oc.opcfamily AND ao.amoplefttype = ord_oc.opcintype
+              AND ao.amoprighttype = ord_oc.opcintype AND ao.amopstrategy = {strategy}
+              AND ao.amoppurpose = 's')"""
+ORDERING = f"""LEFT JOIN LATERAL (
+    SELECT {_STRATEGY.format(strategy=1)} AS less,
+           {_STRATEGY.format(strategy=3)} AS equal,
+           {_STRATEGY.format(strategy=5)} AS greater,
+           ord_oc.opcintype::oid AS input_oid,
+           pg_catalog.format_type(ord_oc.opcintype, NULL) AS input_type,
+           it.typtype = 'p' AS polymorphic
+    FROM pg_catalog.pg_opclass ord_oc JOIN pg_catalog.pg_type it ON it.oid = ord_oc.opcintype
+    WHERE ord_oc.oid = {{opclass}}
+) AS {{alias}} ON true"""
+ORDERING_COLUMNS = (
+    "{alias}.less, {alias}.equal, {alias}.greater, {alias}.input_oid, {alias}.input_type,"
+    " COALESCE({alias}.polymorphic, false)"
+)
+
 # What an operator class runs: the operators and support functions of its family for its
 # own input type, and that type.
 MEMBERS_SQL = """
@@ -89,6 +118,25 @@ WHERE oc.oid = ANY (%(opclasses)s::oid[])
 """
 
 SUBJECT = "an order"
+
+
+def ordering(
+    less: str | None,
+    equal: str | None,
+    greater: str | None,
+    input_oid: int | None,
+    input_type: str | None,
+    polymorphic: bool,
+    *,
+    term_type: int,
+) -> Ordering | None:
+    """The term's ordering from a row of ``ORDERING_COLUMNS`` (None where the operator
+    class lacks an operator: no comparison of it is exact); ``term_type``: the OID of the
+    term's type (a domain's base), which is cast to the input type where it differs."""
+    if not (less and equal and greater):
+        return None
+    cast = input_type if input_oid != term_type and not polymorphic else None
+    return Ordering(less, equal, greater, cast)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from dynotui.core.errors import InputError
-from dynotui.postgres.order_code import DEFAULT_OPCLASS, TermCode, refusals
+from dynotui.postgres.order_code import (
+    DEFAULT_OPCLASS,
+    ORDERING,
+    ORDERING_COLUMNS,
+    TermCode,
+    ordering,
+    refusals,
+)
 from dynotui.postgres.table_model import (
     CHANGING as CHANGING,
 )
@@ -125,7 +132,8 @@ SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
            WHERE k.conrelid = a.attrelid AND k.contype = 'n' AND NOT k.convalidated
              AND k.conkey = ARRAY[a.attnum]),
        s.null_frac, b.base_type, COALESCE(b.row_valued, false),
-       COALESCE(b.nested_datetime, false), b.base_oid, COALESCE(o.opclass, 0)
+       COALESCE(b.nested_datetime, false), b.base_oid, COALESCE(o.opclass, 0),
+       {ORDERING_COLUMNS.format(alias="ord")}
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -134,20 +142,10 @@ LEFT JOIN pg_catalog.pg_stats s
     AND NOT s.inherited
 {_BASE_TYPE.format(oid="a.atttypid", mod="a.atttypmod", alias="b")}
 {DEFAULT_OPCLASS.format(base="b.base_oid", alias="o")}
+{ORDERING.format(opclass="o.opclass", alias="ord")}
 WHERE a.attrelid = %(oid)s AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attnum
 """
-
-# The operator class's own operator for a b-tree strategy (1 less, 3 equal, 5 greater),
-# schema-qualified: what every comparison of a boundary uses, never a bare "<".
-_STRATEGY_OPERATOR_SQL = """(SELECT pg_catalog.format('OPERATOR(%%I.%%s)', o.nspname, o.oprname)
-        FROM pg_catalog.pg_amop ao
-        JOIN LATERAL (SELECT op.oprname, opn.nspname FROM pg_catalog.pg_operator op
-                      JOIN pg_catalog.pg_namespace opn ON opn.oid = op.oprnamespace
-                      WHERE op.oid = ao.amopopr) AS o ON true
-        WHERE ao.amopfamily = oc.opcfamily AND ao.amoplefttype = oc.opcintype
-          AND ao.amoprighttype = oc.opcintype AND ao.amopstrategy = {strategy}
-          AND ao.amoppurpose = 's')"""
 
 INDEXES_SQL = f"""
 SELECT c.relname, i.indisunique, i.indisprimary, i.indexprs IS NOT NULL,
@@ -162,10 +160,8 @@ SELECT c.relname, i.indisunique, i.indisprimary, i.indexprs IS NOT NULL,
            CASE WHEN i.indkey[k.n] <> 0 THEN ta.attcollation ELSE 100 END
        ),
        co.collname,
-       oc.opcname, oc.opcdefault,
-       {_STRATEGY_OPERATOR_SQL.format(strategy=1)},
-       {_STRATEGY_OPERATOR_SQL.format(strategy=3)},
-       {_STRATEGY_OPERATOR_SQL.format(strategy=5)},
+       oc.opcname, oc.oid = d.opclass,
+       {ORDERING_COLUMNS.format(alias="ord")},
        ta.attname, b.base_type, COALESCE(b.row_valued, false),
        COALESCE(b.nested_datetime, false), b.base_oid, oc.oid
 FROM pg_catalog.pg_index i
@@ -179,6 +175,8 @@ LEFT JOIN pg_catalog.pg_attribute ta ON ta.attrelid = i.indrelid AND ta.attnum =
 LEFT JOIN pg_catalog.pg_collation co ON co.oid = i.indcollation[k.n]
 LEFT JOIN pg_catalog.pg_namespace cn ON cn.oid = co.collnamespace
 {_BASE_TYPE.format(oid="ia.atttypid", mod="ia.atttypmod", alias="b")}
+{DEFAULT_OPCLASS.format(base="b.base_oid", alias="d")}
+{ORDERING.format(opclass="oc.oid", alias="ord")}
 WHERE i.indrelid = %(oid)s AND am.amname = 'btree' AND i.indpred IS NULL AND i.indisvalid
 ORDER BY i.indisprimary DESC, c.relname, k.n
 """
@@ -199,10 +197,13 @@ class _IndexTerm:
     collation_differs: bool
     collation_name: str | None
     opclass: str
-    opclass_default: bool
+    opclass_default: bool  # the default operator class of the term's type
     less: str | None
     equal: str | None
     greater: str | None
+    input_oid: int | None
+    input_type: str | None
+    polymorphic: bool
     column: str | None
     base_type: str | None
     row_valued: bool
@@ -239,9 +240,10 @@ def describe_table(session: Any, name: str | PgTableRef) -> PgTable:
             bool(nested),
             base_oid or 0,
             opclass,
+            ordering=ordering(*order_row, term_type=base_oid or 0),
         )
-        for n, t, nullable, frac, base, row_valued, nested, base_oid, opclass in session.query(
-            COLUMNS_SQL, {"oid": oid}
+        for n, t, nullable, frac, base, row_valued, nested, base_oid, opclass, *order_row in (
+            session.query(COLUMNS_SQL, {"oid": oid})
         )
     )
     indexes: dict[str, list[_IndexTerm]] = {}
@@ -334,6 +336,12 @@ def _with_refusals(
             terms[(name, n)] = TermCode(t.column or t.definition, cast or 0, t.opclass_oid)
     options = getattr(session, "options", None)
     why = refusals(session, terms, trusted=bool(getattr(options, "trust_database_code", False)))
+    for c in columns:
+        if c.ordering is None and c.name not in why:
+            why[c.name] = (
+                f"type {c.type} of {c.name} has no default b-tree operator class (or no "
+                "single one): nothing orders it, so no boundary of it can be compared"
+            )
     if not why:
         return columns, indexes
     return (
@@ -349,7 +357,10 @@ def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
     descending, nulls_first = bool(term.option & 1), bool(term.option & 2)
     notes: list[str] = []
     # The column's own collation needs no COLLATE; another one must be named everywhere.
+    # An expression's own collation is not in the catalog: the index's is always named.
     collation = term.collation if term.collation_differs else None
+    if term.column is None and term.collation is not None:
+        collation = term.collation
     if term.collation_differs and term.collation_name is not None:
         notes.append(f"collate {quote(term.collation_name)}")
     operators = None
@@ -357,8 +368,24 @@ def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
         notes.append(term.opclass)
         if term.less and term.equal and term.greater:
             operators = Operators(term.less, term.equal, term.greater)
-    if term.column is not None:
-        column = by_name[term.column]
+    column = by_name[term.column] if term.column is not None else None
+    term_type = column.cast_oid if column is not None else term.base_oid
+    order = ordering(
+        term.less,
+        term.equal,
+        term.greater,
+        term.input_oid,
+        term.input_type,
+        term.polymorphic,
+        term_type=term_type or 0,
+    )
+    refused = term.refused or (
+        ""
+        if order is not None
+        else f"operator class {term.opclass} of index {term.index} has no b-tree operators "
+        "for its own type (less, equal, greater): no boundary of it can be compared exactly"
+    )
+    if column is not None:
         return SortColumn(
             quote(column.name),
             column.name,
@@ -371,7 +398,8 @@ def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
             tuple(notes),
             column.row_valued,
             column.nested_datetime,
-            term.refused,
+            refused,
+            order,
         )
     return SortColumn(
         f"({term.definition})",
@@ -385,7 +413,8 @@ def _sort_column(term: _IndexTerm, by_name: dict[str, Column]) -> SortColumn:
         tuple(notes),
         term.row_valued,
         term.nested_datetime,
-        term.refused,
+        refused,
+        order,
     )
 
 

@@ -6,7 +6,8 @@ costs on every order an index offers:
 
 - The rows after a boundary are, for each sort term in turn, those equal to the boundary
   on the terms before it and after it on this one. A run of terms in one direction is
-  one row comparison, ``(a, b) > ($1, $2)``, which one index range scan serves.
+  one row comparison, ``(a, b) OPERATOR(pg_catalog.>) ($1, $2)``, which one index range
+  scan serves.
 - Mixed directions split into one seek per run (``a < $1``; ``a = $1 AND b > $2``).
 - NULLs are their own run: a row comparison is NULL (so false) for a row with a NULL,
   so where a nullable term's NULLs sort after the boundary (NULLS LAST) they are read by
@@ -16,7 +17,13 @@ costs on every order an index offers:
   merged in order (a Merge Append of bounded index scans, not one OR the planner cannot
   bound). A term declared NOT NULL needs no NULL seek.
 
-Comparisons and the ORDER BY carry the index's collation and operator class. Boundary
+Comparisons and the ORDER BY carry the index's collation and operator class: every
+comparison is spelled with the operator of the index's own operator family (or of the
+type's default class, for a term no index holds), schema-qualified, so the search path
+never picks another (``citext < citext``, not ``text < text``); a term whose type is not
+the class's input type (a varchar in text_ops, a domain) is cast to it on both sides, so
+the operator found is exactly that one. A row comparison joins terms spelled with one
+operator, which PostgreSQL resolves for each pair to that pair's own member. Boundary
 values travel as text and are cast back to their term's type, so a timestamptz keeps its
 microseconds and a numeric its digits: the output settings are fixed for every statement,
 and a date, timestamp or interval is spelled in a form that reads back the same under any
@@ -198,7 +205,7 @@ class Keyset:
 
 
 def _cast(column: SortColumn, i: int) -> str:
-    return f"%(k{i})s::{column.type}"
+    return f"%(k{i})s::{column.boundary_type}"
 
 
 def _joins(
@@ -206,19 +213,19 @@ def _joins(
 ) -> bool:
     """Whether the seek past term ``i`` (on the terms before being equal) and the seek past
     term ``i - 1`` read adjacent runs of rows that one row comparison, ``(t[i-1], t[i], ...)
-    > (...)``, reads as one: both terms in one direction, with the default operators and a
-    boundary value that is not NULL; term ``i`` has no NULLs between the two runs (it is NOT
-    NULL, or its NULLs sort first); and both are terms of the order's index, so that the
-    index can bound the comparison (a tie-breaker the index lacks gets a seek of its own,
-    which the planner can serve with another index)."""
+    > (...)``, reads as one: both terms in one direction, compared by an operator of one
+    name (``OPERATOR(pg_catalog.>)``), and a boundary value that is not NULL; term ``i``
+    has no NULLs between the two runs (it is NOT NULL, or its NULLs sort first); and both
+    are terms of the order's index, so that the index can bound the comparison (a
+    tie-breaker the index lacks gets a seek of its own, which the planner can serve with
+    another index)."""
     before, term = columns[i - 1], columns[i]
     return (
         i < covered
         and boundary[i - 1] is not None
         and boundary[i] is not None
         and before.descending == term.descending
-        and before.operators is None
-        and term.operators is None
+        and before.after_operator == term.after_operator
         and (not term.nullable or term.nulls_first)
     )
 
@@ -270,7 +277,7 @@ def keyset(
         else:
             left = ", ".join(c.term for c in run)
             right = ", ".join(_cast(c, i + n) for n, c in enumerate(run))
-            condition = f"({left}) {'<' if first.descending else '>'} ({right})"
+            condition = f"({left}) {first.after_operator} ({right})"
         labels = ", ".join(c.label for c in run)
         relation = "before" if first.descending else "after"
         seeks.append(

@@ -22,6 +22,24 @@ def quote(identifier: str) -> str:
 
 
 @dataclass(frozen=True)
+class Ordering:
+    """How a term is compared and sorted: the operators of the b-tree operator family its
+    index (or its type's default operator class) orders it by, as SQL
+    (``OPERATOR(pg_catalog.<)``), and the type both the term and its boundary are cast to
+    where the term's own type is another (None: compared as it is)."""
+
+    less: str
+    equal: str
+    greater: str
+    input_type: str | None = None
+
+
+BUILT_IN_ORDERING = Ordering(
+    "OPERATOR(pg_catalog.<)", "OPERATOR(pg_catalog.=)", "OPERATOR(pg_catalog.>)"
+)
+
+
+@dataclass(frozen=True)
 class Column:
     name: str
     type: str
@@ -39,6 +57,9 @@ class Column:
     # Why the column cannot be a term of an order: its boundary's cast or its operator
     # class runs code an order may not run (``order_code``); "" if it can.
     refused: str = ""
+    # Its type's default b-tree operator class's operators (None: it has none, and no
+    # order may sort by it).
+    ordering: Ordering | None = None
 
     @property
     def cast_type(self) -> str:
@@ -48,8 +69,8 @@ class Column:
 # Columns every table has, which a keyset order may end with where nothing else names one
 # row: the table a row lies in (inherited tables, partitions) and its place in it.
 SYSTEM_COLUMNS = {
-    "tableoid": Column("tableoid", "oid", False),
-    "ctid": Column("ctid", "tid", False),
+    "tableoid": Column("tableoid", "oid", False, ordering=BUILT_IN_ORDERING),
+    "ctid": Column("ctid", "tid", False, ordering=BUILT_IN_ORDERING),
 }
 PHYSICAL = "physical order"
 PHYSICAL_NOTE = (
@@ -83,16 +104,29 @@ class SortColumn:
     row_valued: bool = False  # a composite value: see ``is_null``
     nested_datetime: bool = False  # see Column.nested_datetime
     refused: str = ""  # see Column.refused
+    ordering: Ordering | None = None  # None: compared with the type's "<", "=" and ">"
 
     def reversed(self) -> SortColumn:
         return replace(self, descending=not self.descending, nulls_first=not self.nulls_first)
 
     @property
     def term(self) -> str:
-        """The expression as compared and sorted: with the index's collation."""
+        """The expression as compared and sorted: cast to its operator class's input type
+        where its own type is another, with the index's collation."""
+        term = self.expression
+        if self.ordering is not None and self.ordering.input_type is not None:
+            term = f"({term})::{self.ordering.input_type}"
         if self.collation is None:
-            return self.expression
-        return f"{self.expression} COLLATE {self.collation}"
+            return term
+        return f"{term} COLLATE {self.collation}"
+
+    @property
+    def boundary_type(self) -> str:
+        """The type a boundary value is cast to: the operator class's input type, where the
+        term is cast to it, else the term's own (a domain's base)."""
+        if self.ordering is not None and self.ordering.input_type is not None:
+            return self.ordering.input_type
+        return self.type
 
     def order_sql(self, term: str | None = None) -> str:
         term = self.term if term is None else term
@@ -107,14 +141,17 @@ class SortColumn:
 
     @property
     def after_operator(self) -> str:
-        """The operator a later row satisfies against the boundary's value."""
-        if self.operators is not None:
-            return self.operators.less if self.descending else self.operators.greater
+        """The operator a later row satisfies against the boundary's value: the operator
+        family's own, schema-qualified."""
+        ops = self.ordering or self.operators
+        if ops is not None:
+            return ops.less if self.descending else ops.greater
         return "<" if self.descending else ">"
 
     @property
     def equal_operator(self) -> str:
-        return self.operators.equal if self.operators is not None else "="
+        ops = self.ordering or self.operators
+        return ops.equal if ops is not None else "="
 
     def text_sql(self, value: str | None = None) -> str:
         """SQL for the sort value as boundary text: the same text under any TimeZone,
@@ -305,6 +342,7 @@ class PgTable:
                     row_valued=column.row_valued,
                     nested_datetime=column.nested_datetime,
                     refused=column.refused,
+                    ordering=column.ordering,
                 )
             )
         custom = with_tie_breaker(terms, None, False, name=spec.strip(), table=self)
@@ -403,6 +441,7 @@ def with_tie_breaker(
                         descending,
                         False,
                         refused=column.refused,
+                        ordering=column.ordering,
                     )
                 )
                 added.append(key)
