@@ -49,7 +49,10 @@ def add_postgres_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--reverse", action="store_true", help="read the order backwards")
     group.add_argument("--where", metavar="SQL", help="a WHERE fragment: status = $1")
     group.add_argument(
-        "--params", metavar="JSON", help="the $n values, a JSON list: '[\"RETURNED\", 100]'"
+        "--params",
+        metavar="JSON",
+        help="the $n values, a JSON list: '[\"RETURNED\", 100]'; a JSON array in it is an "
+        "array: '[[1, 2, 3]]' for id = ANY($1)",
     )
     group.add_argument(
         "--columns", metavar="LIST", help="columns to show, comma-separated (default: all)"

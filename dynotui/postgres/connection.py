@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -33,6 +34,20 @@ from typing import Any
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import DynotuiError, InputError, ReadCancelled, ServiceError
+
+
+class _SecondPipelineError(logging.Filter):
+    """psycopg logs a second error when a pipeline whose block already failed cannot be
+    closed either ("error ignored terminating <psycopg.Pipeline [INERROR]>: pipeline
+    aborted", or [BAD] when the connection is lost), on a logger with no handler: Python's
+    last-resort handler printed it on stderr beside dynotui's one line. The first error is
+    the one raised and reported; this one says nothing more, and is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("error ignored terminating")
+
+
+logging.getLogger("psycopg").addFilter(_SecondPipelineError())
 
 AUTO_EXPLAIN = (
     "LOAD 'auto_explain'",

@@ -73,7 +73,7 @@ class PgFilter:
     columns: tuple[str, ...]  # column names the top-level expression tests, for advice
     placeholders: tuple[tuple[int, int, int], ...] = field(default=())  # (start, end, $n)
     column_names: tuple[str, ...] = ()  # every name a column reference ends with
-    whole_row: bool = False  # a reference that may be the whole row (t, t.*, t.f)
+    whole_row: bool = False  # a reference to the whole row (t.*); t and t.f may be too
     sub_selects: int = 0  # SELECTs inside the expression
     relations: tuple[str, ...] = ()  # what their FROM names, as PostgreSQL would read it
     calls: tuple[Call, ...] = ()  # every call, with its literal arguments
@@ -415,8 +415,9 @@ def _walk(root: Any, found: _Collected, ast: Any, *, top_level: bool) -> None:
             if len(names) > 1:
                 # t.f is also PostgreSQL's notation for the call f(t)
                 found.functions.append((None, names[-1]))
-            if len(names) != len(node.fields) or len(names) != 1:
-                found.whole_row = True  # t.*, t.f: the row may be passed whole
+            if len(names) != len(node.fields):
+                found.whole_row = True  # t.*: the row is passed whole (t.f is f's call
+                # with the row only where f is no column: the server's check says which)
             if names:
                 found.column_names.append(names[-1])
             if top and names:

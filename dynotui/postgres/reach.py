@@ -47,6 +47,8 @@ from dynotui.postgres.code_rules import (
 )
 from dynotui.postgres.filter import PgFilter
 
+WHOLE_ROW = "*"  # the seed that is the table's row type, where the row is passed whole
+
 # The comparison operators the rest of the statement (keyset seeks, ORDER BY, CASE x WHEN,
 # GREATEST, IN) may apply to a filter's values: followed along with the named ones.
 IMPLIED_OPERATORS = ("=", "<>", "<", ">", "<=", ">=")
@@ -93,14 +95,19 @@ UNION ALL
 SELECT 't', a.atttypid, a.attname::text
 FROM pg_catalog.pg_attribute a
 WHERE a.attrelid = (SELECT oid FROM the_table) AND a.attnum > 0 AND NOT a.attisdropped
-  AND (%(every_column)s OR a.attname = ANY (%(columns)s::text[])
-       -- a name that is no column is the whole row (or another relation's, in a sub-select)
-       OR EXISTS (
-           SELECT 1 FROM pg_catalog.unnest(%(columns)s::text[]) AS w(name)
-           WHERE NOT EXISTS (
-               SELECT 1 FROM pg_catalog.pg_attribute b
-               WHERE b.attrelid = a.attrelid AND b.attname = w.name AND b.attnum > 0
-                 AND NOT b.attisdropped)))
+  AND a.attname = ANY (%(columns)s::text[])
+UNION ALL
+-- the row as a whole (t.*, or a name that is no column: t alone, t.f as the call f(t), or
+-- another relation's column in a sub-select): the table's row type, whose attributes are
+-- its columns
+SELECT 'c', t.oid, '*'
+FROM the_table t
+WHERE %(every_column)s OR EXISTS (
+    SELECT 1 FROM pg_catalog.unnest(%(columns)s::text[]) AS w(name)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM pg_catalog.pg_attribute b
+        WHERE b.attrelid = t.oid AND b.attname = w.name AND b.attnum > 0
+          AND NOT b.attisdropped))
 """
 
 # Names the filter calls that resolve to nothing on its search path, with what they are
@@ -201,15 +208,18 @@ def _way(key: Key, found: dict[Key, Step], described: dict[Key, Described]) -> s
     seed = chain[-1]
     column = found[seed].column
     if len(chain) == 1:
+        if column == WHOLE_ROW:
+            return f"passes the whole row, of {label(seed)}"
         if column is not None:
             return f"reads column {column}, of {label(seed)}"
         return _SEEN_AS[seed[0]][0].format(label(seed))
     hops = [f"{found[child].how} {label(parent)}" for child, parent in itertools.pairwise(chain)]
-    tail = (
-        f"the type of column {column}, which the filter reads"
-        if column is not None
-        else _SEEN_AS[seed[0]][1]
-    )
+    if column == WHOLE_ROW:
+        tail = "the table's row, which the filter passes whole"
+    elif column is not None:
+        tail = f"the type of column {column}, which the filter reads"
+    else:
+        tail = _SEEN_AS[seed[0]][1]
     verb = "may run" if key[0] == "f" else "reaches"
     return f"{verb} {label(key)} ({', '.join(hops)}, {tail})"
 

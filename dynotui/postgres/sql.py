@@ -45,8 +45,12 @@ Mode = Literal["keyset", "offset"]
 PAGE_SIZE_MAX = 1000
 
 
+MAX_ARRAY_DIMENSIONS = 6  # PostgreSQL's MAXDIM
+
+
 def parse_params(text: str | None) -> tuple[Any, ...]:
-    """``--params '["a", 3]'``: a JSON list, sent as text and cast by PostgreSQL."""
+    """``--params '["a", 3, [1, 2]]'``: a JSON list, each value sent as text and cast by
+    PostgreSQL; a JSON array is an array (``{1,2}``), kept as a tuple."""
     if not text or not text.strip():
         return ()
     try:
@@ -57,18 +61,43 @@ def parse_params(text: str | None) -> tuple[Any, ...]:
         raise InputError("the parameters are nested too deeply: a flat JSON list") from None
     if not isinstance(data, list):
         raise InputError('the parameters are a JSON list: ["RETURNED", 100]')
-    for value in data:
-        if isinstance(value, dict | list):
-            raise InputError("a parameter is a string, number, boolean or null, not a structure")
-    return tuple(data)
+    return tuple(_param(value, 0) for value in data)
+
+
+def _param(value: Any, depth: int) -> Any:
+    if isinstance(value, dict):
+        raise InputError(
+            "a parameter is a string, number, boolean, null or an array of them, not a JSON "
+            'object (give JSON text as a string: "{"a": 1}")'
+        )
+    if isinstance(value, list):
+        if depth >= MAX_ARRAY_DIMENSIONS:
+            raise InputError(
+                f"an array parameter has at most {MAX_ARRAY_DIMENSIONS} dimensions, as "
+                "PostgreSQL's arrays do"
+            )
+        return tuple(_param(item, depth + 1) for item in value)
+    return value
 
 
 def param_text(value: Any) -> str | None:
+    """A parameter as the text PostgreSQL reads: an array as an array literal, every
+    string element quoted (so "NULL" and "" stay strings), NULL bare."""
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return "{" + ",".join(_element(item) for item in value) + "}"
     return json.dumps(value)
+
+
+def _element(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return param_text(value) or "NULL"
 
 
 @dataclass(frozen=True)
