@@ -34,6 +34,7 @@ from typing import Any
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import DynotuiError, InputError, ReadCancelled, ServiceError
+from dynotui.core.extras import missing
 
 
 class _SecondPipelineError(logging.Filter):
@@ -452,9 +453,7 @@ def connect(options: PgOptions) -> PgSession:
     try:
         import psycopg
     except ImportError:
-        raise InputError(
-            "PostgreSQL support is an extra: pip install 'dynotui[postgres]'"
-        ) from None
+        raise InputError(missing("postgres", "PostgreSQL support")) from None
     try:
         conn = psycopg.connect(
             options.uri or "",
