@@ -47,6 +47,10 @@ COMMANDS = {
         "dynotui.cli.what_if_cmd",
         "estimate what an index you have not made would cost and save for a query",
     ),
+    "plan": (
+        "dynotui.cli.plan_cmd",
+        "every path that answers a query (table, indexes, Scan, export), costed side by side",
+    ),
     "cursor": (
         "dynotui.cli.cursor_cmd",
         "decode a cursor token, or verify one for a query (no AWS call)",
