@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from export_layout import scan_all, write_export
 
 from dynotui.cli.main import main
 from dynotui.core.pager import Pager
@@ -404,3 +405,40 @@ def test_bad_input_is_one_line_and_exit_2(run_cli: Any, orders: str, argv: tuple
     code, out, err = run_cli(*base, *argv)
     assert code == 2, (argv, err)
     assert out == "" and len(err.strip().splitlines()) == 1, err
+
+
+def test_an_export_is_a_path_of_no_read_units(
+    run_cli: Any, client: Any, orders: str, tmp_path: Any
+) -> None:
+    folder = write_export(tmp_path, scan_all(client, orders), table=orders)
+    code, out, err = run_cli(
+        "--table-name",
+        orders,
+        "--key-condition-expression",
+        "customer = :c",
+        "--filter-expression",
+        "#s = :r",
+        "--expression-attribute-names",
+        '{"#s": "status"}',
+        "--expression-attribute-values",
+        '{":c": {"S": "c11"}, ":r": {"S": "RETURNED"}}',
+        "--from-export",
+        str(folder),
+        "--json",
+    )
+    assert code == 0, err
+    found = json.loads(out)
+    paths = {p["name"]: p for p in found["paths"]}
+    export, table = paths["export"], paths["table"]
+    assert export["kind"] == "export" and export["read_units"] == 0
+    assert export["matches"] == table["matches"]  # the export holds the table as it is
+    assert export["estimated"] is False
+    assert found["cheapest"] == "table"  # the cheapest path that reads live data
+    spec = from_expressions(
+        orders,
+        key_condition="customer = :c",
+        filter="#s = :r",
+        names={"#s": "status"},
+        values=values(c={"S": "c11"}, r={"S": "RETURNED"}),
+    )
+    assert export["matches"] == len(expected_keys(client, spec))

@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from dynotui.dynamodb.cost import Call
 from dynotui.dynamodb.dynamo_json import Item
 from dynotui.dynamodb.plan.entries import (
     derived_entries,
@@ -27,12 +28,11 @@ from dynotui.dynamodb.plan.entries import (
 )
 from dynotui.dynamodb.plan.figures import PathFigures, PlannedPath, ceiling_seconds, ratio
 from dynotui.dynamodb.plan.paths import Path
+from dynotui.dynamodb.plan.reads import PathRead
 from dynotui.dynamodb.plan.simulated import Drain, SimEntry, drain, made_up, synthetic_drain
+from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.what_if.figures import Figure
 from dynotui.dynamodb.what_if.item_size import item_size
-
-if TYPE_CHECKING:
-    from dynotui.dynamodb.plan.planner import Planner
 
 LIVE_KINDS = ("query", "scan")  # paths that exist and read live data: the cheapest is one
 
@@ -48,8 +48,23 @@ class MatchSet:
         return Figure.exact(count) if self.complete else Figure(count, None)
 
 
+class Learnt(Protocol):
+    """What the planner read and knows, as costing needs it (``planner.Planner``)."""
+
+    reads: dict[str, PathRead]
+    schema: TableSchema
+    sizes: dict[str, Any]  # OrderSize by order name ("table" for the base)
+    segments: int
+    export: Any  # ExportFacts or None
+    paths: list[Path]
+
+    def calls(self) -> list[Call]: ...
+
+    def covered(self, path: Path) -> tuple[Path, PathRead] | None: ...
+
+
 class Costing:
-    def __init__(self, planner: Planner, matches: MatchSet) -> None:
+    def __init__(self, planner: Learnt, matches: MatchSet) -> None:
         self.planner = planner
         self.matches = matches
         self.notes: list[str] = []

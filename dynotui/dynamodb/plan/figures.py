@@ -15,8 +15,8 @@ from typing import Any
 
 from dynotui.core.money import PriceList, estimate, json_usd, per_page_views
 from dynotui.dynamodb.plan.paths import Path
-from dynotui.dynamodb.what_if.estimate import readable
 from dynotui.dynamodb.what_if.figures import Figure
+from dynotui.dynamodb.what_if.simulated_query import readable
 
 PARTITION_CEILING = 3000.0  # read units a second one partition serves (AWS's documented)
 FIGURE_NAMES = ("pages", "matches", "read_units", "read_units_per_page", "seconds")
@@ -61,7 +61,7 @@ class PlannedPath:
     def filter_text(self) -> str | None:
         spec = self.path.spec
         if spec is None:
-            from dynotui.dynamodb.what_if.estimate import tree_text
+            from dynotui.dynamodb.what_if.simulated_query import tree_text
 
             return tree_text(self.path.filter)
         if spec.filter is None:

@@ -36,9 +36,9 @@ from dynotui.dynamodb.plan.reads import PathRead
 from dynotui.dynamodb.pricing import read_prices
 from dynotui.dynamodb.schema import TableSchema, parse_schema
 from dynotui.dynamodb.spec import QuerySpec
-from dynotui.dynamodb.what_if.estimate import readable
 from dynotui.dynamodb.what_if.evaluate import holds
 from dynotui.dynamodb.what_if.item_size import READ_UNIT_BYTES
+from dynotui.dynamodb.what_if.simulated_query import readable
 from dynotui.dynamodb.what_if.suggest import suggested_index
 
 DEFAULT_MAX_READ_UNITS = 1000.0
