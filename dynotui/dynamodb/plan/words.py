@@ -61,7 +61,10 @@ def row(planned: PlannedPath, plan: Plan) -> tuple[str, ...]:
         return (name, kind_words(planned), "-", "-", "-", "-", "-", "-")
     per_page = "-"
     if figures.p50 is not None and figures.p99 is not None:
-        per_page = f"~{short_number(figures.p50)}/{short_number(figures.p99)}"
+        per_page = (
+            f"{mark(planned, 'read_units_per_page')}"
+            f"{short_number(figures.p50)}/{short_number(figures.p99)}"
+        )
     return (
         name,
         kind_words(planned),

@@ -32,6 +32,7 @@ from dynotui.ui.actions import Action, reworded
 from dynotui.ui.adapter import NewStack
 from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
 from dynotui.ui.dynamodb.keys import ACTIONS
+from dynotui.ui.dynamodb.plans import PLAN
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.dynamodb.stacks import (
     DynamoAnswer,
@@ -143,7 +144,8 @@ class ExportAdapter(DynamoDBAdapter):
         pass
 
     def actions(self) -> Sequence[Action]:
-        live = ("db('partiql')", WHAT_IF.action)  # a statement, an index: the live table's
+        # A statement, an index, a plan: the live table's.
+        live = ("db('partiql')", WHAT_IF.action, PLAN.action)
         # Another table and the connection keep their keys, so a press is answered, but the
         # help and the palette say what they do here instead of offering what they cannot.
         words = {

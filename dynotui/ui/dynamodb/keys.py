@@ -1,9 +1,10 @@
 """The DynamoDB adapter's keys: the generic ones in DynamoDB's words, PartiQL beside the
-order picker and what-if beside count."""
+order picker, what-if and plan beside count."""
 
 from __future__ import annotations
 
 from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
+from dynotui.ui.dynamodb.plans import PLAN
 from dynotui.ui.dynamodb.what_ifs import WHAT_IF
 
 WORDS = {
@@ -21,5 +22,5 @@ WORDS = {
 }
 PARTIQL = Action("colon", "db('partiql')", "PartiQL", "Page a PartiQL SELECT (ExecuteStatement)")
 ACTIONS = with_extra(
-    with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL]), "count", [WHAT_IF]
+    with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL]), "count", [WHAT_IF, PLAN]
 )
