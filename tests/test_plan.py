@@ -442,3 +442,35 @@ def test_an_export_is_a_path_of_no_read_units(
         values=values(c={"S": "c11"}, r={"S": "RETURNED"}),
     )
     assert export["matches"] == len(expected_keys(client, spec))
+
+
+def test_report_carries_the_plan(
+    capsys: pytest.CaptureFixture[str], ddb: Any, orders: str, tmp_path: Any
+) -> None:
+    argv = [
+        "report",
+        "--endpoint-url",
+        ddb.endpoint_url,
+        "--region",
+        "us-east-1",
+        "--table-name",
+        orders,
+        "--key-condition-expression",
+        "customer = :c",
+        "--filter-expression",
+        "#t > :t",
+        "--expression-attribute-names",
+        '{"#t": "total"}',
+        "--expression-attribute-values",
+        '{":c": {"S": "c07"}, ":t": {"N": "300"}}',
+        "--no-tokens",
+        "--output",
+        str(tmp_path / "r"),
+    ]
+    assert main([*argv, "--plan"]) == 0, capsys.readouterr().err
+    page = (tmp_path / "r.html").read_text()
+    assert "Plan: every path for this query" in page
+    assert "* by_total" in page and "the cheapest" in page and "cannot serve" in page
+    assert "Plan: every path for this query" in (tmp_path / "r.md").read_text()
+    assert main(argv) == 0
+    assert "Plan: every path" not in (tmp_path / "r.md").read_text()
