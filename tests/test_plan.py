@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 from export_layout import scan_all, write_export
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dynotui.cli.main import main
 from dynotui.core.pager import Pager
@@ -474,3 +476,19 @@ def test_report_carries_the_plan(
     assert "Plan: every path for this query" in (tmp_path / "r.md").read_text()
     assert main(argv) == 0
     assert "Plan: every path" not in (tmp_path / "r.md").read_text()
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    flag=st.sampled_from(["--page-size", "--max-rounds", "--segments", "--max-read-units"]),
+    text=st.text(min_size=1, max_size=12).filter(
+        lambda t: not t.isascii() or not t.replace(".", "", 1).isdigit()
+    ),
+)
+def test_number_flags_fuzzed(run_cli: Any, flag: str, text: str) -> None:
+    """Anything but ASCII digits is exit 2 and one line, before any call."""
+    code, out, err = run_cli("--table-name", "t-none", "--scan", f"{flag}={text}")
+    assert code == 2, (flag, text, err)
+    assert out == "" and len(err.strip().splitlines()) == 1, err

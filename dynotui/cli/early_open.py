@@ -33,6 +33,7 @@ COMMAND_WORDS = (
     "report",
     "count",
     "what-if",
+    "plan",
     "cursor",
     "serve",
 )
