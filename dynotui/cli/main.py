@@ -47,6 +47,10 @@ COMMANDS = {
         "dynotui.cli.what_if_cmd",
         "estimate what an index you have not made would cost and save for a query",
     ),
+    "check": (
+        "dynotui.cli.check_cmd",
+        "read each access pattern of a patterns file and hold it to its budget (CI)",
+    ),
     "cursor": (
         "dynotui.cli.cursor_cmd",
         "decode a cursor token, or verify one for a query (no AWS call)",
