@@ -274,3 +274,16 @@ page_size = 1
     junit = tmp_path / "junit.xml"
     assert check(ddb, path, "--junit", str(junit)).returncode == 1
     assert failures(junit) == {name: ["scan"]}
+
+
+def test_a_run_s_read_units_cap_fails_what_it_leaves_unread(
+    ddb: Any, demo_table: str, tmp_path: Path
+) -> None:
+    path = write(tmp_path, WITHIN)
+    junit = tmp_path / "junit.xml"
+    result = check(ddb, path, "--max-read-units", "0.5", "--junit", str(junit))
+    assert result.returncode == 1, result.stderr
+    # The first pattern's one page (its customer's orders fit one) spends the cap, a page
+    # never being cut: the next pattern is not read, so it is not within.
+    assert failures(junit) == {"a small customer's orders": [], "a sample of the table": ["cut"]}
+    assert "not read: the run's read units cap was spent" in result.stdout

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.cli.output import write_line
 from dynotui.core.errors import DynotuiError, InputError
-from dynotui.patterns.budget import Verdict
+from dynotui.patterns.budget import Figures, Verdict
 from dynotui.patterns.load import DEFAULT_FILE, MAX_PAGES, MAX_TRIES
 from dynotui.patterns.model import BUDGET_KEYS, QUERY_KEYS, Pattern, PatternFile
 from dynotui.patterns.receipt import DEFAULT_TOLERANCE
@@ -82,8 +82,8 @@ def register(sub: Any, help_text: str) -> None:
         "--max-read-units",
         type=float,
         metavar="N",
-        help="stop each read (each value tried) once it has cost this many read units; a "
-        "pattern so cut fails, as not read whole (default: no cap)",
+        help="stop reading once the reads have cost this many read units in all (a page is "
+        "never cut); a pattern not read whole fails (default: no cap)",
     )
     add_connection_options(parser)
     parser.set_defaults(run=run)
@@ -124,13 +124,18 @@ def prepare(
         reads = []
         for case in pattern.cases():
             try:
-                case_arguments = case_args(pattern, case, args, args.max_read_units)
+                case_arguments = case_args(pattern, case, args)
                 check_case(case_arguments)
             except DynotuiError as exc:
                 raise pattern_error(exc, patterns.path, pattern, case) from None
             reads.append((case, case_arguments))
         prepared.append((pattern, reads))
     return prepared
+
+
+def not_read(label: str | None) -> Figures:
+    """A read the run's read units cap left out: not read whole, so not within."""
+    return Figures(label, 0, 0, None, None, None, False, 0, complete=False)
 
 
 def check(
@@ -153,14 +158,22 @@ def check(
     prepared = prepare(patterns, args)
     verdicts: list[Verdict] = []
     seconds: list[float] = []
+    spent = 0.0
     for pattern, reads in prepared:
         verdict = Verdict(pattern)
         began = clock()
         for case, case_arguments in reads:
+            if cap is not None:
+                if spent >= cap:
+                    verdict.add(not_read(case.label))
+                    continue
+                case_arguments.max_read_units = cap - spent
             try:
-                verdict.add(read_case(case_arguments, case))
+                figures = read_case(case_arguments, case)
             except DynotuiError as exc:
                 raise pattern_error(exc, patterns.path, pattern, case) from None
+            spent += figures.read_units or 0.0
+            verdict.add(figures)
         seconds.append(clock() - began)
         if earlier is not None:
             compare([verdict], earlier, tolerance)

@@ -127,7 +127,6 @@ def run_patterns(args: argparse.Namespace, out: TextIO) -> int:
         wcu_hour=args.price_wcu_hour,
         storage_gb_month=args.price_storage_gb_month,
     )
-    args.max_read_units = None  # check's own cap: what-if reads at most its budget
     file = load(args.patterns)
     prepared = prepare(file, args)
     table = _table_of(list(file.patterns), args.table_name)

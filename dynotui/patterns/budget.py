@@ -135,8 +135,10 @@ def _figure(name: str, value: Any) -> str:
 
 def judge(budget: Budget, figures: Figures) -> list[Over]:
     """Each figure of one read past the budget."""
-    over: list[Over] = []
     label = figures.label
+    if not figures.complete and figures.pages == 0:
+        return [Over(CUT, None, None, label, "not read: the run's read units cap was spent")]
+    over: list[Over] = []
     if figures.scan and not budget.scan:
         over.append(Over(SCAN, True, False, label))
     limits = (
