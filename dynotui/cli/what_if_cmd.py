@@ -182,7 +182,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if args.patterns is not None:
         from dynotui.cli.what_if_patterns import run_patterns
 
-        return run_patterns(args, out)
+        return run_patterns(args, out, imagined_from_args(args), check_budget(args.max_read_units))
     if args.writes_per_day is not None:
         raise InputError("--writes-per-day goes with --patterns")
     if args.hypothetical_index:

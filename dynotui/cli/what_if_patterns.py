@@ -106,12 +106,12 @@ def _saved_per_page(estimate: Mapping[str, Any]) -> float | None:
     return float(per_page * (1 - units_then / units_now))  # below 0: the index reads more
 
 
-def run_patterns(args: argparse.Namespace, out: TextIO) -> int:
+def run_patterns(args: argparse.Namespace, out: TextIO, index: Any, budget: float) -> int:
+    """The estimate over the file; ``index`` and ``budget`` as what-if makes them."""
     from dynotui.cli.check_cmd import prepare
     from dynotui.cli.page_lines import spec_from_args
     from dynotui.cli.pattern_reads import pattern_error
     from dynotui.cli.price_options import prices_from_args
-    from dynotui.cli.what_if_cmd import check_budget, imagined_from_args
     from dynotui.dynamodb.connection import make_client
     from dynotui.dynamodb.schema import describe_table
     from dynotui.dynamodb.what_if.estimate import WhatIf
@@ -119,8 +119,6 @@ def run_patterns(args: argparse.Namespace, out: TextIO) -> int:
     from dynotui.patterns.load import load
 
     writes_per_day = check_flags(args)
-    budget = check_budget(args.max_read_units)
-    index = imagined_from_args(args)
     reads = prices_from_args(args)
     writes = index_prices(
         write_per_million=args.price_write_million,
