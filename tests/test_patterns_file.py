@@ -292,6 +292,11 @@ def test_output_folders_are_checked_before_anything_is_read(tmp_path: Path) -> N
     assert result.returncode == 2 and "does not exist" in result.stderr
     result = check(path, "--receipt", str(tmp_path))
     assert result.returncode == 2 and "is a folder" in result.stderr
+    result = check(path, "--junit", str(path))
+    assert result.returncode == 2 and "the patterns file itself" in result.stderr
+    result = check(path, "--junit", str(tmp_path / "x"), "--receipt", str(tmp_path / "x"))
+    assert result.returncode == 2 and "the same file" in result.stderr
+    assert path.read_text() == toml_pattern(VALID)
 
 
 @pytest.mark.parametrize("tolerance", ["", "%", "abc", "1e3", "\u0662\u0660", "-5", "1.2.3", "."])

@@ -103,6 +103,17 @@ def writable(flag: str, text: str | None) -> Path | None:
     return path
 
 
+def check_distinct(file: str, junit: Path | None, receipt: Path | None) -> None:
+    """No output written over the patterns file, nor the two outputs over each other."""
+    source = Path(file).resolve()
+    written = [(flag, p.resolve()) for flag, p in (("--junit", junit), ("--receipt", receipt)) if p]
+    for flag, path in written:
+        if path == source:
+            raise InputError(f"{flag} names the patterns file itself: name another file")
+    if len(written) == 2 and written[0][1] == written[1][1]:
+        raise InputError("--junit and --receipt name the same file: name two")
+
+
 def write_file(flag: str, path: Path, text: str) -> None:
     from dynotui.report.files import write_atomically
 
@@ -200,6 +211,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = sys.stdout if out is None else out  # at the call: in-process callers redirect it
     junit = writable("--junit", args.junit)
     receipt = writable("--receipt", args.receipt)
+    check_distinct(args.file, junit, receipt)
 
     def say(verdict: Verdict) -> None:
         if not args.json:
