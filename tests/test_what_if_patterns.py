@@ -49,6 +49,15 @@ expression_attribute_values = '{json.dumps(SMALL)}'
 calls_per_day = 50000
 
 [[pattern]]
+name = "by status"
+table_name = "{demo.TABLE}"
+index_name = "by_status"
+key_condition_expression = "#s = :r"
+expression_attribute_names = '{json.dumps(NAMES)}'
+expression_attribute_values = '{json.dumps({":r": RARE[":r"]})}'
+calls_per_day = 5
+
+[[pattern]]
 name = "in PartiQL"
 statement = 'SELECT * FROM "{demo.TABLE}" WHERE customer = ?'
 parameters = '[{{"S": "c007"}}]'
@@ -91,6 +100,8 @@ def test_the_net_sums_each_pattern_s_own_estimate(
     small = alone(ddb, None, None, SMALL)
     rows = {r["name"]: r for r in found["patterns"]}
     assert rows["in PartiQL"]["counted"] is False
+    assert rows["by status"]["counted"] is False  # no = on customer: a Query cannot use it
+    assert rows["by status"]["why"].startswith("the index cannot serve it")
     expected = {
         "returned orders": 2 * saved_per_page(rare) * 10000 * DAYS,
         "a customer's orders": saved_per_page(small) * 50000 * DAYS,

@@ -140,6 +140,7 @@ def run_patterns(args: argparse.Namespace, out: TextIO, index: Any, budget: floa
             rows.append({"name": pattern.name, "counted": False, "why": skipped})
             continue
         savings: list[float] = []
+        unserved: str | None = None
         for case, case_args in cases:
             try:
                 spec = spec_from_args(
@@ -149,6 +150,9 @@ def run_patterns(args: argparse.Namespace, out: TextIO, index: Any, budget: floa
                     max_rounds=case_args.max_rounds,
                 )
                 spec.validate(schema)
+            except DynotuiError as exc:
+                raise pattern_error(exc, file.path, pattern, case) from None
+            try:
                 found = WhatIf(
                     client,
                     spec,
@@ -158,6 +162,9 @@ def run_patterns(args: argparse.Namespace, out: TextIO, index: Any, budget: floa
                     read_prices_in_force=reads,
                     index_prices_in_force=writes,
                 ).run()
+            except InputError as exc:  # the query is sound: the index cannot answer it
+                unserved = f"the index cannot serve it: {exc}"
+                break
             except DynotuiError as exc:
                 raise pattern_error(exc, file.path, pattern, case) from None
             estimate = found.as_json()
@@ -172,6 +179,9 @@ def run_patterns(args: argparse.Namespace, out: TextIO, index: Any, budget: floa
             savings.append(saving)
             if estimate["sample"]["items"] > most_items:
                 most_items, cost_side = estimate["sample"]["items"], estimate["what_if"]
+        if unserved is not None:
+            rows.append({"name": pattern.name, "counted": False, "why": unserved})
+            continue
         per_call = pattern.pages * sum(savings) / len(savings)
         calls = pattern.calls_per_day or 0.0
         rows.append(
@@ -252,14 +262,14 @@ def _text(result: Mapping[str, Any]) -> str:
             lines.append(f"  {name}: not counted, {visible(row['why'])}")
             continue
         lines.append(
-            f"  {name}: {number(row['read_units_saved_per_call'])} read units saved a call, "
+            f"  {name}: {_short(row['read_units_saved_per_call'])} read units saved a call, "
             f"{number(row['calls_per_day'])} calls a day: "
-            f"{number(row['read_units_saved_per_month'])} a month"
+            f"{_short(row['read_units_saved_per_month'])} a month"
             + (f" ({row['why']})" if row["why"] else "")
         )
     lines.append(
-        f"Writes: {number(result['write_units_per_put'])} write units a put, "
-        f"{result['writes_per_day']:,} puts a day: {number(result['write_units_per_month'])} "
+        f"Writes: {_short(result['write_units_per_put'])} write units a put, "
+        f"{result['writes_per_day']:,} puts a day: {_short(result['write_units_per_month'])} "
         "a month."
     )
     for name, money in result["per_month"].items():
@@ -276,6 +286,11 @@ def _text(result: Mapping[str, Any]) -> str:
             + ")"
         )
     return "\n".join(lines) + "\n"
+
+
+def _short(value: float) -> str:
+    """Four significant digits: an estimate says no more (the JSON keeps them all)."""
+    return number(float(f"{value:.4g}"))
 
 
 def _usd(amount: float) -> str:

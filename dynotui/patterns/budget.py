@@ -130,7 +130,7 @@ def _figure(name: str, value: Any) -> str:
         return f"{value * 100:.4g}%"
     if math.isinf(value):
         return "infinite (no item returned)"
-    return number(value)
+    return number(float(f"{value:.4g}"))  # four digits say it; the JSON keeps them all
 
 
 def judge(budget: Budget, figures: Figures) -> list[Over]:
