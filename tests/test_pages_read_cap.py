@@ -71,3 +71,24 @@ def test_a_cap_is_refused_where_it_cannot_stop_between_lines(
     command = ["pages", "--endpoint-url", ddb.endpoint_url, "--table-name", demo.TABLE]
     result = run_in_process([*command, *args, *flags, "--max-read-units", "5"], env=ENV)
     assert result.returncode == 2 and "--max-read-units" in result.stderr, result.stderr
+
+
+def test_count_stops_before_the_call_after_the_cap(ddb: Any, client: Any, demo_table: str) -> None:
+    args = ["count", "--endpoint-url", ddb.endpoint_url, "--table-name", demo.TABLE, *QUERY[:4]]
+    whole = json.loads(run_in_process(args, env=ENV).stdout)
+    assert whole["complete"] is True and whole["calls"] > 2
+    first = client.query(
+        TableName=demo_table,
+        KeyConditionExpression="customer = :c",
+        ExpressionAttributeValues={":c": {"S": demo.BIG_CUSTOMER}},
+        Select="COUNT",
+        ReturnConsumedCapacity="TOTAL",
+    )["ConsumedCapacity"]["CapacityUnits"]
+    capped = json.loads(
+        run_in_process([*args, "--max-read-units", repr(first + 0.5)], env=ENV).stdout
+    )
+    assert capped["complete"] is False and capped["calls"] == 2  # the second reached it
+    assert capped["count"] < whole["count"]
+    for bad in ("0", "nan", "-2"):
+        result = run_in_process([*args, "--max-read-units", bad], env=ENV)
+        assert result.returncode == 2 and "--max-read-units" in result.stderr

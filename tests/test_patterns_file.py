@@ -308,6 +308,27 @@ def test_a_tolerance_is_ascii_digits(tmp_path: Path, tolerance: str) -> None:
     assert len(result.stderr.splitlines()) == 1
 
 
+@pytest.mark.parametrize("cap", ["0", "-1", "nan", "inf"])
+def test_check_s_read_units_cap_is_a_finite_number_above_0(tmp_path: Path, cap: str) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(toml_pattern(VALID))
+    result = check(path, "--max-read-units", cap)
+    assert result.returncode == 2 and "--max-read-units" in result.stderr, result.stderr
+
+
+@given(text=st.text(max_size=12))
+def test_fuzz_a_tolerance_is_a_percentage_or_one_line(text: str) -> None:
+    from dynotui.core.errors import InputError
+    from dynotui.patterns.receipt import MAX_TOLERANCE_PERCENT, parse_tolerance
+
+    try:
+        found = parse_tolerance(text)
+    except InputError as exc:
+        assert "\n" not in str(exc) and "--tolerance" in str(exc)
+    else:
+        assert 0 <= found <= MAX_TOLERANCE_PERCENT / 100
+
+
 def test_a_receipt_that_is_not_one_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "p.toml"
     path.write_text(toml_pattern(VALID))
