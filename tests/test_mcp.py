@@ -243,3 +243,13 @@ async def test_describe_table_and_check(
         ("small", "within"),
         ("all", "over"),
     ]
+
+
+def test_without_the_mcp_package_it_says_what_to_add(monkeypatch: pytest.MonkeyPatch) -> None:
+    from helpers import run_in_process
+
+    monkeypatch.setitem(sys.modules, "mcp.server.stdio", None)  # as if not installed
+    result = run_in_process(["mcp"], env=ENV)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert "needs the mcp package" in line and "-m pip install 'mcp>=2.3,<3'" in line

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ def register(sub: Any, help_text: str) -> None:
             + ", each taking its command's flags in snake_case (values in DynamoDB JSON) "
             "and answering with its command's JSON, costs included. Nothing is written to "
             "any table; PartiQL runs SELECT only; each call reads at most --max-read-units. "
-            "Needs the mcp package: pip install 'dynotui[mcp]'."
+            "Needs the mcp extra (the mcp package) in dynotui's install."
         ),
     )
     parser.add_argument(
@@ -132,7 +133,10 @@ def run(args: argparse.Namespace) -> int:
         import anyio
         from mcp.server.stdio import stdio_server
     except ImportError:
-        raise InputError("dynotui mcp needs the mcp package: pip install 'dynotui[mcp]'") from None
+        raise InputError(
+            "dynotui mcp needs the mcp package, an extra this install of dynotui lacks (mcp): "
+            f"add it with: {sys.executable} -m pip install 'mcp>=2.3,<3'"
+        ) from None
     server = build_server(args, cap, root)
 
     async def serve() -> None:
