@@ -101,7 +101,9 @@ def add_statement_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_paging_options(parser: argparse.ArgumentParser) -> None:
+def add_paging_options(parser: argparse.ArgumentParser, read_units: bool = False) -> None:
+    """The paging flags; ``read_units`` adds pages's --max-read-units (report has its own
+    --max-capacity for the same stop)."""
     group = parser.add_argument_group("paging")
     group.add_argument(
         "--page-size", type=int, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
@@ -116,13 +118,14 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
         help=f"fill mode: calls per page at most (1 to {MAX_ROUNDS_LIMIT})",
     )
     group.add_argument("--max-pages", type=int, help="stop after this many pages (default: all)")
-    group.add_argument(
-        "--max-read-units",
-        type=float,
-        metavar="N",
-        help="DynamoDB: stop once the pages read have cost this many read units (a page is "
-        "never cut, so one page more at most; the last page's next_token goes on)",
-    )
+    if read_units:
+        group.add_argument(
+            "--max-read-units",
+            type=float,
+            metavar="N",
+            help="DynamoDB: stop once the pages read have cost this many read units (a page "
+            "is never cut, so one page more at most; the last page's next_token goes on)",
+        )
     group.add_argument(
         "--starting-token",
         metavar="TOKEN",
@@ -165,7 +168,7 @@ def register(sub: Any, help_text: str) -> None:
     )
     add_query_options(parser)
     add_statement_options(parser)
-    add_paging_options(parser)
+    add_paging_options(parser, read_units=True)
     add_code_option(parser.add_argument_group("code"))
     add_format_option(parser)
     add_segments_option(parser.add_argument_group("parallel Scan"))
