@@ -436,3 +436,43 @@ def test_fuzz_bytes(tmp_path: Path, raw: bytes) -> None:
     path = tmp_path / "bytes.toml"
     path.write_bytes(raw)
     assert_one_line(check(path), path)
+
+
+# -- the budget's judgement, on figures given ------------------------------------------------
+
+
+def _figures(**given: Any) -> Any:
+    from dynotui.patterns.budget import Figures
+
+    base = {
+        "label": None,
+        "pages": 1,
+        "items": 10,
+        "scanned": 10,
+        "read_units": 1.0,
+        "read_units_per_page": 1.0,
+        "scan": False,
+        "calls": 1,
+    }
+    return Figures(**{**base, **given})
+
+
+def test_nothing_unmeasured_passes_and_an_empty_read_is_not_free() -> None:
+    from dynotui.patterns.budget import judge
+    from dynotui.patterns.model import Budget
+
+    budget = Budget(read_units_per_page=2, read_units_per_item=0.5, waste=0.5)
+    assert judge(budget, _figures()) == []
+    unreported = judge(budget, _figures(read_units=None, read_units_per_page=None, scanned=None))
+    assert [(o.figure, o.measured) for o in unreported] == [
+        ("read_units_per_page", None),
+        ("read_units_per_item", None),
+        ("waste", None),
+    ]
+    assert "not reported by the endpoint" in unreported[0].words()
+    (empty,) = judge(budget, _figures(items=0, scanned=0, read_units=0.5))  # an empty key
+    assert empty.figure == "read_units_per_item" and "no item returned" in empty.words()
+    assert judge(budget, _figures(items=0, scanned=0, read_units=0.0)) == []  # nothing read
+    (scan,) = judge(budget, _figures(scan=True))
+    assert scan.figure == "scan"
+    assert judge(Budget(scan=True), _figures(scan=True)) == []
