@@ -252,4 +252,8 @@ def test_without_the_mcp_package_it_says_what_to_add(monkeypatch: pytest.MonkeyP
     result = run_in_process(["mcp"], env=ENV)
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.splitlines()
-    assert "needs the mcp package" in line and "-m pip install 'mcp>=2.3,<3'" in line
+    assert "dynotui mcp (the mcp package) is an extra this install of dynotui lacks" in line
+    from dynotui.core.extras import install_hint
+
+    assert line.endswith(f"add it with: {install_hint('mcp')}")  # for this install
+    assert "mcp" in install_hint("mcp")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from dynotui.cli.mcp_tools import DEFAULT_MAX_READ_UNITS, TOOLS, description, input_schema, run_tool
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.core.errors import DynotuiError, InputError, error_words
+from dynotui.core.extras import missing
 from dynotui.core.text import visible
 
 
@@ -133,10 +133,7 @@ def run(args: argparse.Namespace) -> int:
         import anyio
         from mcp.server.stdio import stdio_server
     except ImportError:
-        raise InputError(
-            "dynotui mcp needs the mcp package, an extra this install of dynotui lacks (mcp): "
-            f"add it with: {sys.executable} -m pip install 'mcp>=2.3,<3'"
-        ) from None
+        raise InputError(missing("mcp", "dynotui mcp (the mcp package)")) from None
     server = build_server(args, cap, root)
 
     async def serve() -> None:
