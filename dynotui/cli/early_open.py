@@ -34,6 +34,7 @@ COMMAND_WORDS = (
     "count",
     "what-if",
     "cursor",
+    "entities",
     "serve",
 )
 

@@ -47,6 +47,10 @@ COMMANDS = {
         "dynotui.cli.what_if_cmd",
         "estimate what an index you have not made would cost and save for a query",
     ),
+    "entities": (
+        "dynotui.cli.entities_cmd",
+        "a single-table design by entity: counts, sizes, attributes and read units of each",
+    ),
     "cursor": (
         "dynotui.cli.cursor_cmd",
         "decode a cursor token, or verify one for a query (no AWS call)",
