@@ -128,9 +128,11 @@ def sample_entities(
     cancel: CancelToken = NEVER,
     progress: Progress | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    spent: list[Call] | None = None,
 ) -> Entities:
     """The entities of ``schema``'s table (or ``index``), read in ``len(clients)``
-    segments up to ``max_read_units``."""
+    segments up to ``max_read_units``; every call made is added to ``spent`` however the
+    read ends (to bill it)."""
     order = schema.order(index)
     spec = QuerySpec(table=schema.name, index=index, scan=True)
     spec.validate(schema)
@@ -207,6 +209,9 @@ def sample_entities(
                 raise failures[0]  # every item, or a failure
     finally:
         withdraw()
+        if spent is not None:
+            for segment in sample.segments:
+                spent.extend(segment.calls)
     return entities_of(
         census,
         table=schema.name,

@@ -237,7 +237,9 @@ def decide(
     for role, key in (("partition", partition_key), ("sort", sort_key)):
         values = _strings(unmarked, key)
         separators[role] = choose_separator(values)
-        markers[role] = separators[role] is None and markers_only(values)
+        # Constant values as entity marks only in the sort key (``PROFILE``): a partition
+        # key's are the one value a Query reads (``acme``), not a type.
+        markers[role] = role == "sort" and separators[role] is None and markers_only(values)
     return Scheme(
         partition_key=partition_key,
         sort_key=sort_key,

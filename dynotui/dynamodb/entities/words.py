@@ -8,7 +8,7 @@ from dynotui.core.text import visible
 from dynotui.dynamodb.entities.figures import Entities, EntityFigures
 from dynotui.dynamodb.entities.interval import CountEstimate
 
-HEADERS = ("entity", "items", "items %", "bytes %", "p50 B", "p99 B", "read units", "rule")
+HEADERS = ("entity", "items", "items %", "bytes %", "p50 B", "p99 B", "read units")
 MAX_NAME_WIDTH = 32
 SHOWN_ATTRIBUTES = 24
 
@@ -33,7 +33,6 @@ def row_cells(entity: EntityFigures) -> tuple[str, ...]:
         f"{entity.p50:,}",
         f"{entity.p99:,}",
         units_text(entity.read_units),
-        entity.rule.text(),
     )
 
 
@@ -75,11 +74,11 @@ def sample_text(entities: Entities) -> str:
 
 
 def table_lines(entities: Entities) -> list[str]:
-    """The entity table as aligned lines, then each entity's attributes."""
+    """The entity table as aligned lines; then each entity's rule and attributes."""
     rows = [HEADERS, *(row_cells(e) for e in entities.entities)]
     widths = [
         min(MAX_NAME_WIDTH if i == 0 else 40, max(len(row[i]) for row in rows))
-        for i in range(len(HEADERS) - 1)
+        for i in range(len(HEADERS))
     ]
     lines = []
     for row in rows:
@@ -87,10 +86,13 @@ def table_lines(entities: Entities) -> list[str]:
             (row[i][: widths[i]].ljust(widths[i]) if i == 0 else row[i].rjust(widths[i]))
             for i in range(len(widths))
         ]
-        lines.append("  ".join([*cells, row[-1]]).rstrip())
-    lines.append("")
+        lines.append("  ".join(cells).rstrip())
     for entity in entities.entities:
-        lines.append(f"{visible(entity.name)}: {attributes_text(entity)}")
+        lines += [
+            "",
+            f"{visible(entity.name)}: {entity.rule.text()}",
+            f"  attributes: {attributes_text(entity)}",
+        ]
     return lines
 
 

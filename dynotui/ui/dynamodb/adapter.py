@@ -368,6 +368,27 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
             self._partiql(host, shown, self._split(host, answer))
         elif action == "what_if":
             self._what_if(host, shown)
+        elif action == "entities":
+            self._entities(host, shown)
+
+    def _entities(self, host: Host, shown: DynamoShown) -> None:
+        """The entity view of the table (or index) the query reads."""
+        from dynotui.ui.dynamodb.entities_screen import EntitiesScreen  # when asked for
+
+        query = shown.query
+        if isinstance(query, ImaginedQuery):
+            query = query.base
+        if not isinstance(query, DynamoQuery):
+            host.say("Open a Query or Scan first: the entities are its table's.")
+            return
+        read, hint = self._entities_reader(query)
+        host.ask(EntitiesScreen(query, read, hint, host.count_finished), lambda _: None)
+
+    def _entities_reader(self, query: DynamoQuery) -> tuple[Any, str]:
+        """How the entity view reads, and what it says first: a bounded live sample."""
+        from dynotui.ui.dynamodb.entities_screen import LIVE_HINT, live_reader
+
+        return live_reader(self._client, query), LIVE_HINT
 
     def _what_if(self, host: Host, shown: DynamoShown) -> None:
         query = shown.query
