@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
+import pytest
 from export_layout import scan_all
 from textual.widgets import SelectionList
 from uihelpers import dynamodb_app, messages, text_of, until
@@ -199,3 +201,27 @@ async def test_a_table_with_no_entities_has_no_entity_column(client: Any, demo_t
         await settle(pilot)
         assert any("no entities" in m for m in messages(app))
         assert not view.query_one("#entity-cost", TextStatic).display
+
+
+async def test_the_report_includes_the_entity_table(
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    truth = Counter(head(item) for item in scan_all(client, shop.TABLE))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    app = app_on_shop(client)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        await pilot.press("L")
+        await settle(pilot)
+        await pilot.press("enter")
+        screen = app.screen
+        await until(pilot, lambda: getattr(screen, "found", None) is not None)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("S")
+        await until(pilot, lambda: any("Report written" in m for m in messages(app)))
+    markdown = next((tmp_path / "dynotui" / "reports").glob("*.md")).read_text()
+    assert f"Entities of {shop.TABLE}" in markdown
+    for name, count in truth.items():
+        assert re.search(rf"\| {name} \| {count:,} \|", markdown), name
+    assert "counts are exact" in markdown

@@ -107,3 +107,13 @@ def entities_text(entities: Entities) -> str:
     ]
     lines += [f"note: {note}" for note in entities.notes]
     return "\n".join(lines) + "\n"
+
+
+def section_rows(entities: Entities) -> tuple[tuple[str, ...], list[tuple[str, ...]], list[str]]:
+    """The entity table for a report: its header, rows (each entity's rule and attributes
+    as the last cells) and notes (what was read)."""
+    header = (*HEADERS, "rule", "attributes")
+    rows = [(*row_cells(e), e.rule.text(), attributes_text(e, shown=12)) for e in entities.entities]
+    notes = [sample_text(entities), f"told apart by: {entities.scheme.text()}"]
+    notes += list(entities.notes)
+    return header, rows, notes

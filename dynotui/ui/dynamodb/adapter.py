@@ -91,6 +91,8 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         self._warm_when_opened = False
         self._handed_over = False  # what the opening read has been handed to the view
         self.what_ifs = WhatIfs()  # the session's estimates, the latest per query
+        # The entity view's last table of each (table, index), for the report.
+        self.entity_tables: dict[tuple[str, str | None], Any] = {}
 
     # -- the adapter protocol ---------------------------------------------------------------
 
@@ -295,7 +297,7 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         from dynotui.dynamodb.report import dynamodb_report  # only when a report is asked for
 
         measured, what_if, notes = self.what_ifs.report(pagers, code_target(self._client))
-        return dynamodb_report(
+        report = dynamodb_report(
             measured,
             prices=self.prices(),
             ledger=ledger,
@@ -303,6 +305,9 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
             notes=notes,
             what_if=what_if,
         )
+        from dynotui.ui.dynamodb.entity_report import with_entities
+
+        return with_entities(report, pagers, self.entity_tables)
 
     def code_target(self) -> object:
         from dynotui.dynamodb.codegen import code_target  # only when code is asked for
@@ -382,7 +387,15 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
             host.say("Open a Query or Scan first: the entities are its table's.")
             return
         read, hint = self._entities_reader(query)
-        host.ask(EntitiesScreen(query, read, hint, host.count_finished), lambda _: None)
+        key = (query.table, query.spec.index)
+
+        def finished(done: Any) -> None:
+            if done.cost is not None:  # an export's read costs no read unit
+                host.count_finished(done)  # billed with the counts: a whole-table read
+            if done.entities is not None:
+                self.entity_tables[key] = done.entities  # for the report
+
+        host.ask(EntitiesScreen(query, read, hint, finished), lambda _: None)
 
     def _entities_reader(self, query: DynamoQuery) -> tuple[Any, str]:
         """How the entity view reads, and what it says first: a bounded live sample."""

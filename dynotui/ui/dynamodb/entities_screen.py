@@ -164,8 +164,7 @@ class EntitiesScreen(ModalScreen[None]):
             )
             return
         read = outcome.value
-        if read.cost is not None:  # an export's read costs no read unit: nothing to bill
-            self.finished(read)
+        self.finished(read)
         self.found = read.entities
         if read.entities is not None:
             self.query_one("#entities-table", TextStatic).show(

@@ -267,8 +267,9 @@ class ExportAdapter(DynamoDBAdapter):
         self, pagers: Sequence[DynamoPager], ledger: SessionLedger, code_page: int
     ) -> Report:
         from dynotui.table_export.report import export_report
+        from dynotui.ui.dynamodb.entity_report import with_entities
 
-        return export_report(pagers[0])
+        return with_entities(export_report(pagers[0]), pagers[:1], self.entity_tables)
 
     def code_target(self) -> object:
         return None
