@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from entity_tables import (
 )
 from export_layout import scan_all, write_export
 from helpers import run_in_process
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dynotui.local.tables import create_table, write_items
 
@@ -316,3 +319,21 @@ def test_an_unknown_table_or_index_is_one_line(ddb: Any, tables: dict[str, Any])
         result = run_in_process(["entities", "--endpoint-url", ddb.endpoint_url, *args], env=ENV)
         assert result.returncode == 2, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    flag=st.sampled_from(["--max-read-units", "--segments"]),
+    text=st.text(min_size=0, max_size=20).filter(lambda t: not re.fullmatch(r"[0-9]{1,12}", t)),
+)
+def test_number_flags_take_ascii_digits_only(flag: str, text: str) -> None:
+    """Anything but ASCII digits (signs, spaces, other scripts' digits, exponents, NUL...)
+    is one line and exit 2, before any call."""
+    if "\x00" in text or any("\ud800" <= c <= "\udfff" for c in text):
+        return  # not an argument a process can be given
+    result = run_in_process(
+        ["entities", "--endpoint-url", "http://127.0.0.1:9", "--table-name", "t", f"{flag}={text}"],
+        env=ENV,
+    )
+    assert result.returncode == 2, (text, result.stderr)
+    assert len(result.stderr.strip().splitlines()) == 1

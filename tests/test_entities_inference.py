@@ -192,3 +192,21 @@ def test_rules_are_values() -> None:
     assert rule == Rule("attribute", attribute="_et", value="Order")
     assert rule.text() == '_et = "Order"'
     assert {rule: 1}[Rule("attribute", attribute="_et", value="Order")] == 1
+
+
+def test_the_grids_marker_names_rows_page_by_page() -> None:
+    from dynotui.dynamodb.entities.marker import EntityMarker
+
+    marker = EntityMarker("pk", "sk")
+    # A first page of one partition with no separator in its sort keys decides nothing...
+    first = [{"pk": s("acme"), "sk": s(str(n))} for n in range(5)]
+    assert marker.names(first) == [None] * 5
+    assert marker.names(first) == [None] * 5  # shown again: the same, nothing added
+    # ...a later page that shows a design decides again (the items seen have doubled).
+    later = [{"pk": s(f"CUSTOMER#{n}"), "sk": s(f"ORDER#{n}")} for n in range(6)]
+    later += [{"pk": s(f"CUSTOMER#{n}"), "sk": s("PROFILE")} for n in range(4)]
+    assert marker.names(later) == ["ORDER"] * 6 + ["PROFILE"] * 4
+    # A partition key's one value (a Query's) is no entity: no column for it.
+    query = EntityMarker("status", "placed_on")
+    rows = [{"status": s("DELIVERED"), "placed_on": s(f"2026-09-0{n}")} for n in range(1, 8)]
+    assert query.names(rows) == [None] * 7

@@ -25,9 +25,9 @@ _NAME = re.compile(r"[A-Za-z$][A-Za-z0-9$._\-]*")
 _MARKER = re.compile(r"[A-Za-z$][A-Za-z$._\-]*")
 
 
-def prefix_of(value: str, separator: str | None) -> str | None:
+def prefix_of(value: str, separator: str | None, markers: bool = True) -> str | None:
     """The value's prefix with its separator (``ORDER#``), the whole value when it is a
-    marker (``PROFILE``), or None."""
+    marker (``PROFILE``, unless ``markers`` is False), or None."""
     if separator is not None:
         lead = separator if value.startswith(separator) else ""
         rest = value[len(lead) : len(lead) + MAX_NAME + 1]
@@ -37,7 +37,7 @@ def prefix_of(value: str, separator: str | None) -> str | None:
             return lead + name + separator if _NAME.fullmatch(name) else None
         if cut == 0 or lead or separator in value:
             return None  # two separators in a row, or a name too long to be one
-    if len(value) <= MAX_NAME and _MARKER.fullmatch(value):
+    if markers and len(value) <= MAX_NAME and _MARKER.fullmatch(value):
         return value
     return None
 

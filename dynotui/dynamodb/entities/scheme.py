@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from dynotui.core.text import visible
@@ -34,6 +34,7 @@ RuleKind = Literal["attribute", "keys", "rest"]
 NO_PREFIX = "(no prefix)"
 ALL_ITEMS = "(all items)"
 OTHER = "(other)"
+MAX_MADE = 4096  # rules kept to be looked up again, per scheme
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +150,9 @@ class Scheme:
     sort_separator: str | None = None
     partition_markers: bool = False  # whole values as prefixes, with no separator
     sort_markers: bool = False
+    _made: dict[tuple[str | None, str | None], Rule] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     def _prefix(
         self, item: Mapping[str, Any], key: str | None, separator: str | None, markers: bool
@@ -160,24 +164,38 @@ class Scheme:
             return None  # absent, or a number or binary key: no prefix
         if separator is None and not markers:
             return None
-        return prefix_of(value["S"], separator)
+        return prefix_of(value["S"], separator, markers)
 
     def rule_of(self, item: Mapping[str, Any]) -> Rule:
         if self.attribute is not None:
             mark = mark_of(item, self.attribute)
             if mark is not None:
                 return Rule("attribute", attribute=self.attribute, value=mark)
-        return Rule(
-            "keys",
-            partition_key=self.partition_key,
-            partition_prefix=self._prefix(
-                item, self.partition_key, self.partition_separator, self.partition_markers
+        # Constant values mark an entity in the sort key alone (``PROFILE``); beside a
+        # separator they need not repeat to count (one customer's page has one profile).
+        prefixes = (
+            self._prefix(item, self.partition_key, self.partition_separator, False),
+            self._prefix(
+                item,
+                self.sort_key,
+                self.sort_separator,
+                self.sort_markers or self.sort_separator is not None,
             ),
-            sort_key=self.sort_key,
-            sort_prefix=self._prefix(item, self.sort_key, self.sort_separator, self.sort_markers),
-            partition_separator=self.partition_separator,
-            sort_separator=self.sort_separator,
         )
+        rule = self._made.get(prefixes)
+        if rule is None:  # one Rule per pair of prefixes: made once, then looked up
+            rule = Rule(
+                "keys",
+                partition_key=self.partition_key,
+                partition_prefix=prefixes[0],
+                sort_key=self.sort_key,
+                sort_prefix=prefixes[1],
+                partition_separator=self.partition_separator,
+                sort_separator=self.sort_separator,
+            )
+            if len(self._made) < MAX_MADE:  # hostile data may bring endless prefixes
+                self._made[prefixes] = rule
+        return rule
 
     def as_json(self) -> dict[str, Any]:
         return {
