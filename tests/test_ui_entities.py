@@ -225,3 +225,18 @@ async def test_the_report_includes_the_entity_table(
     for name, count in truth.items():
         assert re.search(rf"\| {name} \| {count:,} \|", markdown), name
     assert "counts are exact" in markdown
+
+
+async def test_the_status_line_says_whose_columns_are_folded(client: Any) -> None:
+    app = app_on_shop(client)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        items = view.pager.current.items
+        view.results.focus()
+        for entity in ("ORDER", "ADDRESS"):
+            view.results.cursor_row = next(i for i, it in enumerate(items) if head(it) == entity)
+            await settle(pilot)
+            status = text_of(view.query_one("#status-line"))
+            folded = len(view.results.folded)
+            assert f"{folded} columns empty or not {entity}'s folded" in status, status

@@ -718,11 +718,8 @@ class PagerView(Horizontal):
             text = status_line(state.query, state.pager.current, self._counted())
             folded = len(self.results.folded)
             if folded and state.pager.current is not None:
-                text.append(
-                    f" · {folded} empty column{'s' if folded > 1 else ''} folded "
-                    "(f, then e, shows them)",
-                    style="dim",
-                )
+                what = self.results.folded_words(folded)
+                text.append(f" · {what} folded (f, then e, shows them)", style="dim")
             entity_words = self.results.entity_words()
             if entity_words:
                 text.append(" · " + entity_words, style="bold")
@@ -762,6 +759,11 @@ class PagerView(Horizontal):
         items: Sequence[Item] = state.pager.current.items
         index = self.results.item_index(self.results.cursor_row)  # the entity filter's rows
         return items[min(index, len(items) - 1)] if index is not None else None
+
+    @on(Results.ColumnsFollowed)
+    def _columns_followed(self, event: Results.ColumnsFollowed) -> None:
+        event.stop()
+        self._draw_status()  # the columns folded are another entity's now
 
     @on(Grid.RowSelected)
     def _row_selected(self, event: Grid.RowSelected) -> None:

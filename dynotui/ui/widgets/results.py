@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from textual.message import Message
+
 from dynotui.core.text import visible
 from dynotui.ui.query import Item, Query, entity_rows
 from dynotui.ui.widgets import sideways
@@ -29,6 +31,9 @@ class Results(Grid):
     """The grid of a query's items. Columns no item of the page shown has a value in are
     folded, each run of them into one narrow marker (``+3``): the order stays, and the
     screen goes to the columns that hold something. ``f`` unfolds them."""
+
+    class ColumnsFollowed(Message):
+        """The highlighted row's entity changed the columns shown (and those folded)."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -134,6 +139,14 @@ class Results(Grid):
             and self.names[index] != self.column_entity
         ):
             self._show(keep_cursor=True)
+            self.post_message(self.ColumnsFollowed())
+
+    def folded_words(self, folded: int) -> str:
+        """The columns folded, in words: empty ones, or also another entity's."""
+        plural = "s" if folded > 1 else ""
+        if self.column_entity is not None and self._mixed():
+            return f"{folded} column{plural} empty or not {visible(self.column_entity)}'s"
+        return f"{folded} empty column{plural}"
 
     def _mixed(self) -> bool:
         return len({self.names[i] for i in self.rows_shown}) > 1 if self.names else False
