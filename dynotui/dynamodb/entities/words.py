@@ -8,7 +8,8 @@ from dynotui.core.text import visible
 from dynotui.dynamodb.entities.figures import Entities, EntityFigures
 from dynotui.dynamodb.entities.interval import CountEstimate
 
-HEADERS = ("entity", "items", "items %", "bytes %", "p50 B", "p99 B", "read units")
+# Short, so the table fits an 80-column terminal with a count's range in it.
+HEADERS = ("entity", "items", "%items", "%bytes", "p50", "p99", "RCU")
 MAX_NAME_WIDTH = 32
 SHOWN_ATTRIBUTES = 24
 
@@ -102,6 +103,7 @@ def entities_text(entities: Entities) -> str:
     lines = [
         f"{count} in {sample_text(entities)}",
         f"told apart by: {entities.scheme.text()}",
+        "p50, p99: item sizes in bytes; RCU: reading the entity's items in a whole Scan",
         "",
         *table_lines(entities),
     ]
