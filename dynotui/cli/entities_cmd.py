@@ -46,7 +46,7 @@ def register(sub: Any, help_text: str) -> None:
             f"attribute a library writes ({', '.join(KNOWN_NAMES)}, or --entity-attribute), "
             "else by the prefixes of the partition and sort keys before a separator "
             "(# | : _, found from the data), else one entity. Per entity: its count (exact "
-            "when every item is read, else an estimate with its 95%% range), its share of "
+            "when every item is read, else an estimate with its 95% range), its share of "
             "items and bytes, item size p50/p99, its attributes with how often each is "
             "present, and what reading its items costs. Reads a bounded parallel Scan "
             "(--max-read-units), or a table export exactly with no read units "
