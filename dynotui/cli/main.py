@@ -59,6 +59,10 @@ COMMANDS = {
         "dynotui.cli.mcp_cmd",
         "serve the read-only commands to coding agents over MCP (stdio)",
     ),
+    "entities": (
+        "dynotui.cli.entities_cmd",
+        "a single-table design by entity: counts, sizes, attributes and read units of each",
+    ),
     "cursor": (
         "dynotui.cli.cursor_cmd",
         "decode a cursor token, or verify one for a query (no AWS call)",
