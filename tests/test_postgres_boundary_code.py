@@ -16,6 +16,7 @@ and a composite of built-in code only, still drain exactly.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -232,6 +233,10 @@ def test_the_cli_lists_the_refusal_and_refuses_the_order_with_exit_2(
     for order, *_ in REFUSED:
         assert "REFUSED: the boundary of" in lines[order]
     assert "REFUSED" not in lines["t_dom"] and "REFUSED" not in lines["primary key"]
+    as_json = run_cli("tables", "--postgres", server_uri, "--table", "bc.t", "--json")
+    refused = {o["name"]: o["refused"] for o in json.loads(as_json.stdout)["orders"]}
+    assert refused["t_pair"].startswith("the boundary of pair_c may run bc.loud(integer)")
+    assert refused["t_dom"] is None and refused["primary key"] is None
     paged = run_cli(
         "pages", "--postgres", server_uri, "--table", "bc.t", "--order", "t_deep", "--no-summary"
     )

@@ -4,7 +4,9 @@ each as the order picker lists it (a refused order says why, in its own line).""
 from __future__ import annotations
 
 import argparse
+from typing import TextIO
 
+from dynotui.cli.output import write_line
 from dynotui.core.errors import InputError
 from dynotui.core.text import visible
 
@@ -27,7 +29,7 @@ def add_pg_tables_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_pg_tables(args: argparse.Namespace) -> int:
+def run_pg_tables(args: argparse.Namespace, out: TextIO) -> int:
     from dynotui.cli.postgres_options import connect_from_args
     from dynotui.postgres.schema import describe_table, list_tables
 
@@ -39,14 +41,25 @@ def run_pg_tables(args: argparse.Namespace) -> int:
             if not args.table.strip():
                 raise InputError("--table names the table to describe")
             table = describe_table(session, args.table)
+            if args.json:
+                orders = [
+                    {"name": o.name, "label": o.describe(), "refused": o.refused or None}
+                    for o in table.orders
+                ]
+                write_line(out, {"table": table.label, "orders": orders})
+                return 0
             key = ", ".join(table.primary_key) or "none"
-            print(visible(f"{table.label} · primary key: {key}"), flush=True)
+            print(visible(f"{table.label} · primary key: {key}"), file=out, flush=True)
             for order in table.orders:
-                print(visible(f"  {order.describe()}"), flush=True)
+                print(visible(f"  {order.describe()}"), file=out, flush=True)
         else:
-            for identifier, rows in list_tables(session):
+            tables = list_tables(session)
+            if args.json:
+                write_line(out, {"tables": [{"name": n, "rows": r} for n, r in tables]})
+                return 0
+            for identifier, rows in tables:
                 count = "" if rows is None else f"  ~{rows:,} rows"
-                print(visible(f"{identifier}{count}"), flush=True)
+                print(visible(f"{identifier}{count}"), file=out, flush=True)
     finally:
         session.close()
     return 0
