@@ -106,12 +106,13 @@ def server_text(session: Any, query: PgQuery, start: ForeignStart) -> ForeignSta
             continue
         try:
             (row,) = session.query(
-                f"SELECT {column.text_sql(f'%(k{i})s::{column.type}')}", {f"k{i}": value}
+                f"SELECT {column.text_sql(f'%(k{i})s::{column.boundary_type}')}",
+                {f"k{i}": value},
             )
         except InputError:
             raise ForeignCursorError(
                 f"the boundary row's {column.label} is {value!r}, which PostgreSQL does not "
-                f"read as {column.type}"
+                f"read as {column.boundary_type}"
             ) from None
         read.append(row[0])
     return ForeignStart(start.cursor, read, list(read))
