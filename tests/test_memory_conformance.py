@@ -84,9 +84,7 @@ class Both:
             self.memory.create_table(**definition)
             low = [{n: serialize(v) for n, v in item.items()} for item in items]
             self.memory.batch_write_item(
-                RequestItems={
-                    definition["TableName"]: [{"PutRequest": {"Item": i}} for i in low]
-                }
+                RequestItems={definition["TableName"]: [{"PutRequest": {"Item": i}} for i in low]}
             )
             self.names[key] = definition["TableName"]
 
@@ -218,9 +216,7 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_the_same_query_pages_alike_in_memory_and_on_dynamodb_local(
-    both: Both, case: str
-) -> None:
+def test_the_same_query_pages_alike_in_memory_and_on_dynamodb_local(both: Both, case: str) -> None:
     table, spec_args = CASES[case]
     pages = same(both, table, **spec_args)
     assert pages[-1]["has_next"].value == "no"  # read to the end on both
