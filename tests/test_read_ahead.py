@@ -532,8 +532,8 @@ async def test_the_app_reads_ahead_only_when_asked_and_n_shows_that_page(
                 # move, after the wait ended): not shown, and not billed again either.
                 ahead = state.pager.plan("next").ahead
                 assert ahead is not None
-                view._owners[999] = state
-                view.post_message(view.ReadReported(999, Done(ahead)))
+                view.reader.owners[999] = state
+                view.reader.reported(999, Done(ahead))
                 await settle(pilot)
                 assert app.session.ledger.figures().abandoned_reads == 0
                 assert view.page.number == 2

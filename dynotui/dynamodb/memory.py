@@ -202,7 +202,12 @@ class MemoryDynamoDB:
     dynotui_hooked = True  # no botocore events to hook: reads are cancelled between calls
 
     def __init__(self, endpoint_url: str = ENDPOINT, region_name: str = REGION) -> None:
-        self.meta = SimpleNamespace(endpoint_url=endpoint_url, region_name=region_name)
+        # No botocore events: nothing here is retried or throttled, so a hook registered
+        # (the segments' throttle counter) never fires.
+        events = SimpleNamespace(register=lambda *args, **kwargs: None)
+        self.meta = SimpleNamespace(
+            endpoint_url=endpoint_url, region_name=region_name, events=events
+        )
         self.tables: dict[str, Table] = {}
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.before: Callable[[str, dict[str, Any]], None] | None = None
