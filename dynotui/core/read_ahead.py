@@ -16,18 +16,17 @@ per stack at a time.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import NoProgressError, ReadCancelled
+from dynotui.core.ledger import SessionLedger
 from dynotui.core.page import C, I, K, Page
-
-if TYPE_CHECKING:  # the pager imports this module: its type only, for the checker
-    from dynotui.core.pager import Pager
+from dynotui.core.source import Source
 
 P = TypeVar("P")  # a page
 
@@ -150,13 +149,37 @@ def wait_for(future: Future[P], cancel: CancelToken) -> P | None:
     return future.result()
 
 
+class Stack(Protocol[C, K, I]):
+    """What a chain reads ahead for: a pager (``core/pager.py``), which imports this
+    module, so the chain knows it by this shape only."""
+
+    source: Source[K, I, C]
+    ledger: SessionLedger | None
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def current(self) -> Page[C, K, I] | None: ...
+
+    def cached_page(self, number: int) -> Page[C, K, I] | None: ...
+
+    def selectivity(self, read: int = 0, matched: int = 0) -> float | None: ...
+
+    def boundary(self, key: K | None) -> str: ...
+
+    def check_progress(
+        self, page: Page[C, K, I], number: int, ahead: Mapping[str, int] = ...
+    ) -> None: ...
+
+
 class AheadChain(Generic[C, K, I]):
     """The reads ahead of one stack, into its store: the pages after the current one, in
     order, each from the boundary ``n`` would read it from and with the selectivity ``n``
     will have by then (the pages read ahead before it added). Page j read and j+1 claimed
     under the store's lock, so ``n`` never finds a page between the two."""
 
-    def __init__(self, pager: Pager[K, I, C], store: AheadStore[Page[C, K, I]]) -> None:
+    def __init__(self, pager: Stack[C, K, I], store: AheadStore[Page[C, K, I]]) -> None:
         self.pager = pager
         self.store = store
 
