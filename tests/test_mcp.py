@@ -177,8 +177,9 @@ async def test_writes_are_refused_through_every_tool_and_the_table_is_unchanged(
                 line = error_line(await mcp.call_tool(tool, {"statement": statement}))
                 assert "takes no argument 'statement'" in line
             patterns.write_text(f"[[pattern]]\nname = 'w'\nstatement = {json.dumps(statement)}\n")
-            line = error_line(await mcp.call_tool("check", {"file": "dynotui.toml"}))
-            assert 'pattern "w", key statement' in line
+            for tool, file in (("check", "file"), ("plan", "patterns")):
+                line = error_line(await mcp.call_tool(tool, {file: "dynotui.toml"}))
+                assert 'pattern "w", key statement' in line
         for flag in ("postgres", "from_export", "code", "format", "segments", "junit"):
             error_line(await mcp.call_tool("pages", {"table_name": guarded, flag: "x"}))
         for tool in ("plan", "entities"):  # no export, no file, no code through these
@@ -209,6 +210,13 @@ async def test_failures_are_one_line_tool_errors_and_the_server_goes_on(
         ("check", {"file": "../outside.toml"}),
         ("check", {"file": "/etc/passwd"}),
         ("check", {"file": "missing.toml"}),
+        ("plan", {"patterns": "../outside.toml"}),
+        ("plan", {"patterns": "/etc/passwd"}),
+        ("plan", {"patterns": "dynotui.toml", "table_name": demo_table}),
+        ("plan", {"scan": True}),
+        ("entities", {"table_name": demo_table, "segments": 0}),
+        ("entities", {"table_name": demo_table, "segments": "4"}),
+        ("entities", {"table_name": demo_table, "entity_attribute": ""}),
     ]
     async with serving(ddb, root=tmp_path) as mcp:
         for name, arguments in calls:
@@ -352,6 +360,25 @@ async def test_the_plan_tool_answers_as_plan_does_within_the_cap(
     )
     assert uncapped["cost"]["read_units"] > spent  # the cap is what stopped it
     assert fractional.structured_content["max_read_units"] == 0.3  # six decimals, rounded down
+
+
+async def test_the_plan_tool_plans_a_patterns_file_inside_its_folder(
+    ddb: Any, planned: str, tmp_path: Path
+) -> None:
+    (tmp_path / "dynotui.toml").write_text(
+        f'[[pattern]]\nname = "g by a Scan"\ntable_name = "{planned}"\nscan = true\n'
+        'filter_expression = "g = :g"\nexpression_attribute_values = { ":g" = { S = "c" } }\n'
+        "calls_per_day = 100\n"
+    )
+    async with serving(ddb, "--max-read-units", "50", root=tmp_path) as mcp:
+        found = (await mcp.call_tool("plan", {"patterns": "dynotui.toml"})).structured_content
+    cli = plan_json(ddb, f"--patterns={tmp_path / 'dynotui.toml'}", "--max-read-units=50")
+    assert found["moves"] == cli["moves"] == ["g by a Scan"]
+    (row,) = found["patterns"]
+    (same,) = cli["patterns"]
+    assert row["cheapest"] == ["by_g"] and row["today"] == "scan"
+    assert row["read_units_saved_per_month"] == same["read_units_saved_per_month"]
+    assert found["cost"]["read_units"] == cli["cost"]["read_units"] <= 50
 
 
 @pytest.fixture(scope="module")

@@ -226,7 +226,10 @@ TOOLS: tuple[Tool, ...] = (
         "Scan and the index the advisor would add; for each its pages, matches, read units "
         "(per page p50 and p99), money per million page views and drain time, marked "
         "estimated or measured; paths that cannot serve say why; the cheapest is named, "
-        "and what the plan itself read. It never Scans the table unless no Query serves.",
+        "and what the plan itself read. It never Scans the table unless no Query serves. "
+        "Or, with patterns (a patterns file inside the server's folder, no query flags), "
+        "every pattern planned and those whose cheapest path is not the one they use "
+        "named, with what moving would save a month at their calls_per_day.",
         flags=(
             *QUERY,
             "projection_expression",
@@ -236,8 +239,9 @@ TOOLS: tuple[Tool, ...] = (
             "max_rounds",
             "segments",
             "no_imagined",
+            "patterns",
         ),
-        required=("table_name",),
+        paths=("patterns",),
         fixed=("--json",),
         kinds={"page_size": "integer", "max_rounds": "integer", "segments": "integer"},
         units=decimal_units,
