@@ -12,11 +12,16 @@ import os
 import random
 from decimal import Decimal
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from helpers import query_pages, run_in_process
+from hypothesis import given
+from hypothesis import strategies as st
 
+from dynotui.dynamodb.plan.moving import saved_per_call
+from dynotui.dynamodb.what_if.figures import Figure
 from dynotui.local.tables import Index, create_table, table_definition, write_items
 
 ENV = {
@@ -232,3 +237,43 @@ def test_a_patterns_file_that_is_no_regular_file_is_refused(ddb: Any, tmp_path: 
         assert result.returncode == 2
         (line,) = result.stderr.splitlines()
         assert path in line
+
+
+bounds = st.tuples(
+    st.floats(min_value=0, max_value=1e6), st.floats(min_value=0, max_value=1e6)
+).map(sorted)
+
+
+@given(
+    pages=st.integers(min_value=1, max_value=1000),
+    today_pages=bounds,
+    today_units=bounds,
+    best_units=bounds,
+    picks=st.tuples(*(st.floats(min_value=0, max_value=1) for _ in range(3))),
+)
+def test_a_saving_s_range_holds_every_saving_its_figures_allow(
+    pages: int,
+    today_pages: list[float],
+    today_units: list[float],
+    best_units: list[float],
+    picks: tuple[float, float, float],
+) -> None:
+    """Any drain within the figures' ranges saves, a call, between the range's bounds."""
+
+    def path(pages_range: list[float], units: list[float]) -> Any:
+        figures = SimpleNamespace(pages=Figure(*pages_range), read_units=Figure(*units))
+        return SimpleNamespace(figures=figures)
+
+    today_pages = [max(1.0, p) for p in today_pages]
+    found = saved_per_call(pages, path(today_pages, today_units), path([1, 1], best_units))
+    assert found is not None and found.high is not None
+
+    def within(low: float, high: float, pick: float) -> float:
+        return low + (high - low) * pick
+
+    drain_pages = within(*today_pages, picks[0])
+    one = min(1.0, pages / drain_pages) * (
+        within(*today_units, picks[1]) - within(*best_units, picks[2])
+    )
+    slack = 1e-9 * max(1.0, abs(found.low), abs(found.high))
+    assert found.low - slack <= one <= found.high + slack
