@@ -44,7 +44,7 @@ QUERY_FLAGS = (
     "max_rounds",
     "from_export",
 )
-STATEMENT = "a PartiQL statement: plan plans a Query or Scan (write it as one to plan it)"
+STATEMENT = "a PartiQL statement (plan plans a Query or Scan)"
 
 
 def check_flags(args: argparse.Namespace) -> None:
@@ -296,7 +296,7 @@ def patterns_text(result: Mapping[str, Any], plans: list[list[Any]]) -> str:
         for case, plan in zip(row["cases"], found, strict=True):
             tried = f" [{visible(case['values'])}]" if case["values"] else ""
             lines.append(f"{name}{tried}: {visible(plan.query)}")
-            lines += ["  " + line for line in table_lines(plan)]
+            lines += table_lines(plan)  # as plan prints it, unindented: 80 columns
             lines.append(
                 f"  today: {visible(case['today'])}; cheapest: {visible(case['cheapest'] or '-')}"
                 + (f" ({visible(case['why'])})" if case["why"] else "")
@@ -312,34 +312,37 @@ def patterns_text(result: Mapping[str, Any], plans: list[list[Any]]) -> str:
 
 
 def summary_lines(result: Mapping[str, Any]) -> list[str]:
+    """The patterns a cheaper path would serve, each on a few short lines (80 columns)."""
     rows = result["patterns"]
     moving = [r for r in rows if r["moves"]]
     planned = [r for r in rows if r["planned"]]
     left = [r for r in rows if not r["planned"]]
     not_planned = [f"  not planned: {visible(r['name'])}: {visible(r['why'] or '')}" for r in left]
+    stopped = (
+        ["  the run stopped at --max-read-units: a plan it cut short gives ranges"]
+        if result["stopped_by"]
+        else []
+    )
     if not moving:
         head = f"Every pattern planned ({len(planned)} of {len(rows)}) uses its cheapest path."
-        return [head, *not_planned]
-    lines = [
-        f"{len(moving)} of {len(rows)} patterns would read less on another path "
-        f"(over {result['days_per_month']:.4g} days a month):"
-    ]
+        return [head, *not_planned, *stopped]
+    lines = [f"{len(moving)} of {len(rows)} patterns would read less on another path:"]
     for row in moving:
-        head = (
+        lines.append(
             f"  {visible(row['name'])}: today {visible(row['today'] or '-')}, cheapest "
             f"{', '.join(visible(c) for c in row['cheapest'])}"
         )
         saved = row["read_units_saved_per_call"]
         if saved is None:
-            lines.append(f"{head}; {visible(row['why'] or '')}")
+            lines.append(f"    {visible(row['why'] or '')}")
             continue
-        head += f": {_short(saved, 'read units')} saved a call"
+        lines.append(f"    saves {_short(saved, 'read units')} a call")
         if row["read_units_saved_per_month"] is None:
-            lines.append(f"{head} ({visible(row['why'] or '')})")
+            lines[-1] += f" ({visible(row['why'] or '')})"
             continue
-        lines.append(
-            f"{head}, {number(row['calls_per_day'])} calls a day: "
-            f"{_short(row['read_units_saved_per_month'], 'read units')} a month "
-            f"({_money(row['usd_saved_per_month'])})"
+        lines[-1] += (
+            f"; {_short(row['read_units_saved_per_month'])} a month at "
+            f"{number(row['calls_per_day'])} calls a day"
         )
-    return [*lines, *not_planned]
+        lines.append(f"    saves {_money(row['usd_saved_per_month'])} a month (estimated)")
+    return [*lines, *not_planned, *stopped]
