@@ -70,3 +70,11 @@ def test_every_schema_names_only_its_allowed_flags(tool: Any) -> None:
     assert schema["additionalProperties"] is False
     if tool.capped:
         assert math.isclose(schema["properties"]["max_read_units"]["maximum"], CAP)
+
+
+@pytest.mark.parametrize("tool", [t for t in TOOLS if t.paths], ids=lambda t: t.name)
+@pytest.mark.parametrize("name", ["a\x00b", "../outside.toml", "/etc/passwd"])
+def test_a_file_outside_the_folder_or_no_file_name_is_one_line(tool: Any, name: str) -> None:
+    with pytest.raises(InputError) as refused:
+        command_argv(tool, {tool.paths[0]: name}, CAP, Path.cwd())
+    assert "\n" not in str(refused.value)

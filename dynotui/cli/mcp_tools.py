@@ -373,7 +373,10 @@ def _a(kind: Any) -> str:
 
 
 def _inside(root: Path, name: str, text: str) -> str:
-    path = (root / text).resolve()
+    try:
+        path = (root / text).resolve()
+    except (ValueError, OSError) as exc:  # a NUL in the name; a symlink loop
+        raise InputError(f"{name} is not a file name here: {exc}") from None
     if not path.is_relative_to(root.resolve()):
         raise InputError(f"{name} must name a file inside the server's folder {root}")
     return str(path)
