@@ -22,6 +22,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import ROUND_DOWN, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -81,21 +82,27 @@ def pages_object(text: str, call: Call) -> dict[str, Any]:
     }
 
 
+PLAN_MOST_UNITS = Decimal("999999999999.999999")  # plan's flag: 12 digits, 6 decimals
+ENTITIES_MOST_UNITS = 10**9  # entities' flag
+
+
 def decimal_units(units: float) -> str:
-    """Read units as ``plan --max-read-units`` takes them: digits, six decimals at most
-    (rounded down: never above the cap)."""
-    text = f"{math.floor(units * 1e6) / 1e6:.6f}".rstrip("0").rstrip(".")
-    if float(text) <= 0:
+    """Read units as ``plan --max-read-units`` takes them: digits, six decimals at most,
+    rounded down from the float's exact value (never above the cap)."""
+    exact = min(Decimal(units), PLAN_MOST_UNITS)
+    text = f"{exact.quantize(Decimal('0.000001'), rounding=ROUND_DOWN):f}"
+    text = text.rstrip("0").rstrip(".")
+    if Decimal(text) <= 0:
         raise InputError("max_read_units is at least 0.000001 for this tool")
     return text
 
 
 def whole_units(units: float) -> str:
-    """Read units as ``entities --max-read-units`` takes them: a whole number (rounded
-    down: never above the cap)."""
+    """Read units as ``entities --max-read-units`` takes them: a whole number, rounded
+    down (never above the cap)."""
     if units < 1:
         raise InputError("max_read_units is at least 1 for this tool (it takes whole units)")
-    return str(math.floor(units))
+    return str(min(math.floor(units), ENTITIES_MOST_UNITS))
 
 
 @dataclass(frozen=True)
