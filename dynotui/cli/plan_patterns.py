@@ -16,7 +16,7 @@ import argparse
 import time
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from dynotui.cli.options import connection_options
 from dynotui.cli.output import write_line
@@ -25,6 +25,10 @@ from dynotui.core.figures_text import number
 from dynotui.core.money import PriceList, json_usd, usd
 from dynotui.core.text import visible
 from dynotui.dynamodb.what_if.figures import Figure
+
+if TYPE_CHECKING:
+    from dynotui.dynamodb.plan.figures import Plan
+    from dynotui.dynamodb.spec import QuerySpec
 
 DAYS_PER_MONTH = Decimal(365) / 12
 # plan's flags that say one query: the patterns file says each instead.
@@ -73,7 +77,11 @@ def _usd_json(prices: PriceList, figure: Figure) -> dict[str, Any]:
 def _mean(figures: list[Figure]) -> Figure:
     low = sum(f.low for f in figures) / len(figures)
     highs = [f.high for f in figures]
-    high = None if any(h is None for h in highs) else sum(h for h in highs if h) / len(highs)
+    high = (
+        None
+        if any(h is None for h in highs)
+        else sum(h for h in highs if h is not None) / len(highs)
+    )
     return Figure.exact(low) if high == low else Figure(low, high)
 
 
@@ -104,7 +112,7 @@ class Run:
             self.calls += 1
         return self.described[table]
 
-    def plan(self, spec: Any) -> Any:
+    def plan(self, spec: QuerySpec) -> Plan:
         from dynotui.dynamodb.plan.planner import Planner
 
         planner = Planner(
