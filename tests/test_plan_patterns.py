@@ -189,6 +189,30 @@ def test_the_run_s_read_units_are_capped_as_a_whole(ddb: Any, events: str, tmp_p
     assert second["planned"] is False and "--max-read-units" in second["why"]
 
 
+def test_each_value_tried_is_planned_and_the_saving_is_their_mean(
+    ddb: Any, events: str, tmp_path: Path
+) -> None:
+    file = tmp_path / "dynotui.toml"
+    file.write_text(
+        PATTERNS.replace(
+            "calls_per_day = 1000",
+            "calls_per_day = 1000\n"
+            'try_values = [{ ":k" = { S = "buy" } }, { ":k" = { S = "click" } }]',
+        )
+    )
+    found = planned(ddb, file)
+    scan = found["patterns"][0]
+    labels = [case["values"] for case in scan["cases"]]
+    assert labels == ['{":k":{"S":"buy"}}', '{":k":{"S":"click"}}']
+    assert [case["plan"]["query"] for case in scan["cases"]] == [
+        f'Scan on {events} (table); filter kind = "buy"',
+        f'Scan on {events} (table); filter kind = "click"',
+    ]
+    each = [case["read_units_saved_per_call"] for case in scan["cases"]]
+    assert all(saved > 0 for saved in each)
+    assert scan["read_units_saved_per_call"] == pytest.approx(sum(each) / 2, rel=1e-5)
+
+
 @pytest.mark.parametrize(
     ("text", "flags", "words"),
     [
