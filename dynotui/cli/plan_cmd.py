@@ -74,7 +74,7 @@ def register(sub: Any, help_text: str) -> None:
         type=count,
         help=f"1 to {PAGE_SIZE_MAX} (default {DEFAULT_PAGE_SIZE})",
     )
-    paging.add_argument("--mode", choices=("raw", "fill"), help="(default raw)")
+    paging.add_argument("--mode", choices=("raw", "fill"), help="raw or fill (default raw)")
     paging.add_argument(
         "--max-rounds",
         type=count,
