@@ -1,7 +1,8 @@
 """``dynotui mcp`` through the mcp package's own client over stdio, against DynamoDB Local:
 the tools listed, a query paged (items equal a boto3 Query's) and followed to its end by
-starting_token (every item once), writes refused through every tool with the table
-unchanged, and every failure a one-line tool error that leaves the server serving.
+starting_token (every item once), a plan equal to ``dynotui plan --json``'s within the
+cap, entities counted as a boto3 Scan counts them, writes refused through every tool with
+the table unchanged, and every failure a one-line tool error that leaves the server serving.
 """
 
 from __future__ import annotations
@@ -9,17 +10,19 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import drain, responses
+from entity_tables import prefixes_table, truth_prefixes
+from helpers import drain, responses, run_in_process
 
 from dynotui.dynamodb.dynamo_json import to_wire
 from dynotui.local import demo
-from dynotui.local.tables import create_table, table_definition, write_items
+from dynotui.local.tables import Index, create_table, table_definition, write_items
 
 pytest.importorskip("mcp")
 
@@ -33,8 +36,11 @@ ENV = {
     "AWS_REGION": "us-east-1",
     "DYNOTUI_CURSOR_SECRET": "test-secret-0123456789",
 }
-TOOLS = {"tables", "describe_table", "pages", "count", "what_if", "check"}
+TOOLS = {"tables", "describe_table", "pages", "count", "what_if", "check", "plan", "entities"}
+CAPPED = ("pages", "count", "what_if", "check", "plan", "entities")
 GUARDED = "mcp-guarded"
+PLANNED = "mcp-plan"
+SINGLE = "mcp-entities"
 
 
 @asynccontextmanager
@@ -74,7 +80,7 @@ async def test_lists_the_tools_with_their_cap(ddb: Any, demo_table: str) -> None
     for tool in listed:
         assert tool.input_schema["type"] == "object"
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
-    for name in ("pages", "count", "what_if", "check"):
+    for name in CAPPED:
         assert "cap: 42" in (by_name[name].description or "")
         assert by_name[name].input_schema["properties"]["max_read_units"]["maximum"] == 42
     pages = by_name["pages"].input_schema["properties"]
@@ -167,14 +173,19 @@ async def test_writes_are_refused_through_every_tool_and_the_table_is_unchanged(
     async with serving(ddb, root=tmp_path) as mcp:
         for statement in WRITES:
             error_line(await mcp.call_tool("pages", {"statement": statement}))
-            for tool in ("count", "what_if", "describe_table", "tables"):
+            for tool in ("count", "what_if", "describe_table", "tables", "plan", "entities"):
                 line = error_line(await mcp.call_tool(tool, {"statement": statement}))
                 assert "takes no argument 'statement'" in line
             patterns.write_text(f"[[pattern]]\nname = 'w'\nstatement = {json.dumps(statement)}\n")
-            line = error_line(await mcp.call_tool("check", {"file": "dynotui.toml"}))
-            assert 'pattern "w", key statement' in line
+            for tool, file in (("check", "file"), ("plan", "patterns")):
+                line = error_line(await mcp.call_tool(tool, {file: "dynotui.toml"}))
+                assert 'pattern "w", key statement' in line
         for flag in ("postgres", "from_export", "code", "format", "segments", "junit"):
             error_line(await mcp.call_tool("pages", {"table_name": guarded, flag: "x"}))
+        for tool in ("plan", "entities"):  # no export, no file, no code through these
+            for flag in ("from_export", "key_schema", "code", "partitions", "postgres"):
+                line = error_line(await mcp.call_tool(tool, {"table_name": guarded, flag: "x"}))
+                assert f"takes no argument {flag!r}" in line
         assert (await mcp.call_tool("tables", {})).structured_content["tables"]
     assert whole(client, guarded) == before
 
@@ -199,6 +210,13 @@ async def test_failures_are_one_line_tool_errors_and_the_server_goes_on(
         ("check", {"file": "../outside.toml"}),
         ("check", {"file": "/etc/passwd"}),
         ("check", {"file": "missing.toml"}),
+        ("plan", {"patterns": "../outside.toml"}),
+        ("plan", {"patterns": "/etc/passwd"}),
+        ("plan", {"patterns": "dynotui.toml", "table_name": demo_table}),
+        ("plan", {"scan": True}),
+        ("entities", {"table_name": demo_table, "segments": 0}),
+        ("entities", {"table_name": demo_table, "segments": "4"}),
+        ("entities", {"table_name": demo_table, "entity_attribute": ""}),
     ]
     async with serving(ddb, root=tmp_path) as mcp:
         for name, arguments in calls:
@@ -243,6 +261,153 @@ async def test_describe_table_and_check(
         ("small", "within"),
         ("all", "over"),
     ]
+
+
+@pytest.fixture(scope="module")
+def planned(client: Any) -> str:
+    """A partition of 600 small items and one of 60, each item with a GSI key g; and a
+    partition of larger items so the table is big enough that a plan's own budget (half
+    its cheapest Scan) is above the small caps these tests give."""
+    create_table(
+        client,
+        table_definition(
+            PLANNED, ("p", "S"), ("s", "S"), global_indexes=(Index("by_g", ("g", "S"), None),)
+        ),
+    )
+    items: list[dict[str, Any]] = []
+    for part, count in (("big", 600), ("small", 60)):
+        items += [{"p": part, "s": f"{i:04d}", "g": "abcdef"[i % 6]} for i in range(count)]
+    items += [{"p": "filler", "s": f"{i:04d}", "pad": "x" * 2000} for i in range(200)]
+    write_items(client, PLANNED, items)
+    return PLANNED
+
+
+def plan_json(ddb: Any, *flags: str) -> dict[str, Any]:
+    result = run_in_process(["plan", "--endpoint-url", ddb.endpoint_url, "--json", *flags], env=ENV)
+    assert result.returncode == 0, result.stderr
+    found: dict[str, Any] = json.loads(result.stdout)
+    return found
+
+
+def comparable(plan: dict[str, Any]) -> dict[str, Any]:
+    """A plan's figures without its timings (each run's own latency)."""
+    paths = [
+        {k: p.get(k) for k in ("name", "kind", "usable", "why", "pages", "matches", "read_units")}
+        for p in plan["paths"]
+    ]
+    cost = {k: plan["cost"][k] for k in ("read_units", "calls")}
+    return {"cheapest": plan["cheapest"], "paths": paths, "cost": cost, "query": plan["query"]}
+
+
+async def test_the_plan_tool_answers_as_plan_does_within_the_cap(
+    ddb: Any, client: Any, planned: str
+) -> None:
+    query = {
+        "table_name": planned,
+        "key_condition_expression": "p = :p",
+        "filter_expression": "g = :g",
+        "expression_attribute_values": {":p": {"S": "small"}, ":g": {"S": "b"}},
+    }
+    big = {**query, "expression_attribute_values": {":p": {"S": "big"}, ":g": {"S": "b"}}}
+    async with serving(ddb, "--max-read-units", "20") as mcp:
+        found = (await mcp.call_tool("plan", query)).structured_content
+        capped = (await mcp.call_tool("plan", {**big, "max_read_units": 2})).structured_content
+        fractional = await mcp.call_tool("plan", {**query, "max_read_units": 0.1 + 0.2})
+    assert found["max_read_units"] == 20
+    flags = [
+        f"--table-name={planned}",
+        "--key-condition-expression=p = :p",
+        "--filter-expression=g = :g",
+    ]
+    values = json.dumps(query["expression_attribute_values"])
+    cli = plan_json(ddb, *flags, f"--expression-attribute-values={values}", "--max-read-units=20")
+    assert comparable(found) == comparable(cli)
+    truth = drain(
+        client,
+        TableName=planned,
+        KeyConditionExpression="p = :p",
+        FilterExpression="g = :g",
+        ExpressionAttributeValues=query["expression_attribute_values"],
+    )
+    assert len(truth) == 10
+    assert found["cheapest"] == "table"
+    usable = [p for p in found["paths"] if p["usable"] and p["kind"] in ("query", "scan")]
+    assert {p["name"] for p in usable} >= {"table", "scan"}
+    assert all(p["matches"] == len(truth) for p in usable if p["kind"] == "query")
+    assert found["cost"]["read_units"] <= 20
+    # The cap holds the plan: no call starts once it is reached, so it is passed by one
+    # call at most, and no call of the plan (1,000 entries at most) costs more than a
+    # boto3 Query of 1,000 entries of the big partition.
+    (one_call,) = responses(
+        client.query,
+        TableName=planned,
+        KeyConditionExpression="p = :p",
+        ExpressionAttributeValues={":p": {"S": "big"}},
+        Limit=1000,
+        ReturnConsumedCapacity="TOTAL",
+        pages=1,
+    )
+    most = one_call["ConsumedCapacity"]["CapacityUnits"]
+    spent = capped["cost"]["read_units"]
+    assert capped["stopped_by"] == "max-read-units" and capped["max_read_units"] == 2
+    assert 2 <= spent < 2 + most
+    uncapped = plan_json(
+        ddb,
+        f"--table-name={planned}",
+        "--key-condition-expression=p = :p",
+        "--filter-expression=g = :g",
+        '--expression-attribute-values={":p": {"S": "big"}, ":g": {"S": "b"}}',
+    )
+    assert uncapped["cost"]["read_units"] > spent  # the cap is what stopped it
+    assert fractional.structured_content["max_read_units"] == 0.3  # six decimals, rounded down
+
+
+async def test_the_plan_tool_plans_a_patterns_file_inside_its_folder(
+    ddb: Any, planned: str, tmp_path: Path
+) -> None:
+    (tmp_path / "dynotui.toml").write_text(
+        f'[[pattern]]\nname = "g by a Scan"\ntable_name = "{planned}"\nscan = true\n'
+        'filter_expression = "g = :g"\nexpression_attribute_values = { ":g" = { S = "c" } }\n'
+        "calls_per_day = 100\n"
+    )
+    async with serving(ddb, "--max-read-units", "50", root=tmp_path) as mcp:
+        found = (await mcp.call_tool("plan", {"patterns": "dynotui.toml"})).structured_content
+    cli = plan_json(ddb, f"--patterns={tmp_path / 'dynotui.toml'}", "--max-read-units=50")
+    assert found["moves"] == cli["moves"] == ["g by a Scan"]
+    (row,) = found["patterns"]
+    (same,) = cli["patterns"]
+    assert row["cheapest"] == ["by_g"] and row["today"] == "scan"
+    assert row["read_units_saved_per_month"] == same["read_units_saved_per_month"]
+    assert found["cost"]["read_units"] == cli["cost"]["read_units"] <= 50
+
+
+@pytest.fixture(scope="module")
+def single(client: Any) -> list[dict[str, Any]]:
+    definition, items = prefixes_table(SINGLE, customers=12, products=5)
+    create_table(client, definition)
+    write_items(client, SINGLE, items)
+    scanned: list[dict[str, Any]] = drain(client, TableName=SINGLE, ConsistentRead=True)
+    return scanned
+
+
+async def test_the_entities_tool_counts_as_a_boto3_scan_does(
+    ddb: Any, single: list[dict[str, Any]]
+) -> None:
+    truth = truth_prefixes([{k: next(iter(v.values())) for k, v in i.items()} for i in single])
+    async with serving(ddb, "--max-read-units", "1000") as mcp:
+        found = (await mcp.call_tool("entities", {"table_name": SINGLE})).structured_content
+        sampled = (
+            await mcp.call_tool("entities", {"table_name": SINGLE, "max_read_units": 3.9})
+        ).structured_content
+        too_few = await mcp.call_tool("entities", {"table_name": SINGLE, "max_read_units": 0.5})
+    assert found["sample"]["complete"] is True and found["sample"]["items"] == len(single)
+    assert Counter({e["name"]: e["items"] for e in found["entities"]}) == truth
+    assert all(e["exact"] for e in found["entities"])
+    # Whole read units only: 3.9 is taken as 3, and the read stops near it.
+    assert sampled["max_read_units"] == 3
+    assert sampled["sample"]["complete"] is False
+    assert sampled["sample"]["read_units"] < found["sample"]["read_units"]
+    assert "at least 1" in error_line(too_few)
 
 
 def test_without_the_mcp_package_it_says_what_to_add(monkeypatch: pytest.MonkeyPatch) -> None:

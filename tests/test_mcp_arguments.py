@@ -70,3 +70,30 @@ def test_every_schema_names_only_its_allowed_flags(tool: Any) -> None:
     assert schema["additionalProperties"] is False
     if tool.capped:
         assert math.isclose(schema["properties"]["max_read_units"]["maximum"], CAP)
+
+
+@pytest.mark.parametrize("tool", [t for t in TOOLS if t.paths], ids=lambda t: t.name)
+@pytest.mark.parametrize("name", ["a\x00b", "../outside.toml", "/etc/passwd"])
+def test_a_file_outside_the_folder_or_no_file_name_is_one_line(tool: Any, name: str) -> None:
+    with pytest.raises(InputError) as refused:
+        command_argv(tool, {tool.paths[0]: name}, CAP, Path.cwd())
+    assert "\n" not in str(refused.value)
+
+
+@given(units=st.floats(min_value=1e-9, max_value=1e300, allow_nan=False, allow_infinity=False))
+def test_plan_and_entities_take_the_cap_as_their_flags_do_never_above_it(units: float) -> None:
+    from dynotui.cli.entities_cmd import MAX_READ_UNITS, whole_number
+    from dynotui.cli.mcp_tools import decimal_units, whole_units
+    from dynotui.cli.plan_cmd import read_units
+
+    for convert, parse in (
+        (decimal_units, read_units),
+        (whole_units, whole_number(1, MAX_READ_UNITS)),
+    ):
+        try:
+            text = convert(units)
+        except InputError as exc:
+            assert units < 1 and "at least" in str(exc)
+            continue
+        taken = parse(text)  # the command's own flag type takes it
+        assert 0 < taken <= units

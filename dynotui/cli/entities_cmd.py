@@ -7,6 +7,7 @@ import argparse
 import re
 import signal
 import sys
+import threading
 from typing import Any, TextIO
 
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
@@ -160,14 +161,18 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = sys.stdout if out is None else out  # at the call: in-process callers redirect it
     check_args(args)
     token = CancelToken()  # Ctrl-C: no further call; what was read is counted
-    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel())
+    # Only the main thread may set a handler: run by a server's worker (dynotui mcp), the
+    # read is stopped by its cap instead.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda *_: token.cancel()) if main else None
     try:
         if args.from_export is not None:
             entities = _from_export(args, token)
         else:
             entities = _from_table(args, token)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if main:
+            signal.signal(signal.SIGINT, previous)
     if args.json:
         write_line(out, entities.as_json())
     else:

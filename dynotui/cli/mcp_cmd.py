@@ -114,7 +114,9 @@ def build_server(connection: argparse.Namespace, cap: float, root: Path) -> Any:
         instructions=(
             "dynotui reads DynamoDB read-only: list tables, describe one, page a Query, Scan "
             "or PartiQL SELECT with its cost per page, count, estimate an index that does not "
-            f"exist, check access patterns against budgets. Each call reads at most {cap:g} "
+            "exist, check access patterns against budgets, plan every path that answers a "
+            "query (or every pattern of a file), tell a single-table design's entities apart. "
+            f"Each call reads at most {cap:g} "
             "read units unless it asks for fewer."
         ),
         on_list_tools=list_tools,

@@ -8,6 +8,10 @@ parser, and a call is parsed and run by the command itself, so its checks hold a
 on the command line: a PartiQL statement that is not a SELECT is refused, a cursor token
 is verified, and every read stops at ``max_read_units`` (the server's cap by default, never
 above it). Nothing here knows a tool's query: adding a command is adding an entry.
+
+Table exports (``--from-export``) are left out of every tool: reading one costs no read
+units, so the server's one limit would not bound it, and an ``s3://`` path would have the
+server fetch whatever the caller names.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import ROUND_DOWN, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +82,29 @@ def pages_object(text: str, call: Call) -> dict[str, Any]:
     }
 
 
+PLAN_MOST_UNITS = Decimal("999999999999.999999")  # plan's flag: 12 digits, 6 decimals
+ENTITIES_MOST_UNITS = 10**9  # entities' flag
+
+
+def decimal_units(units: float) -> str:
+    """Read units as ``plan --max-read-units`` takes them: digits, six decimals at most,
+    rounded down from the float's exact value (never above the cap)."""
+    exact = min(Decimal(units), PLAN_MOST_UNITS)
+    text = f"{exact.quantize(Decimal('0.000001'), rounding=ROUND_DOWN):f}"
+    text = text.rstrip("0").rstrip(".")
+    if Decimal(text) <= 0:
+        raise InputError("max_read_units is at least 0.000001 for this tool")
+    return text
+
+
+def whole_units(units: float) -> str:
+    """Read units as ``entities --max-read-units`` takes them: a whole number, rounded
+    down (never above the cap)."""
+    if units < 1:
+        raise InputError("max_read_units is at least 1 for this tool (it takes whole units)")
+    return str(min(math.floor(units), ENTITIES_MOST_UNITS))
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -92,7 +120,11 @@ class Tool:
     enums: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     defaults: Mapping[str, Any] = field(default_factory=dict)
     bounds: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    # JSON types of flags whose parser takes a function of its own (ASCII digits only)
+    kinds: Mapping[str, str] = field(default_factory=dict)
+    helps: Mapping[str, str] = field(default_factory=dict)  # where the flag's help misleads here
     shape: Callable[[str, Call], dict[str, Any]] = one_object
+    units: Callable[[float], str] = repr  # max_read_units as the command's flag takes it
 
 
 TOOLS: tuple[Tool, ...] = (
@@ -192,10 +224,64 @@ TOOLS: tuple[Tool, ...] = (
         paths=("file", "against"),
         fixed=("--json",),
     ),
+    Tool(
+        "plan",
+        "dynotui.cli.plan_cmd",
+        "plan",
+        "Every path that answers a query, costed side by side, as 'dynotui plan --json' "
+        "does: the base table, each LSI and GSI with the query rewritten onto its keys, a "
+        "Scan and the index the advisor would add; for each its pages, matches, read units "
+        "(per page p50 and p99), money per million page views and drain time, marked "
+        "estimated or measured; paths that cannot serve say why; the cheapest is named, "
+        "and what the plan itself read. It never Scans the table unless no Query serves. "
+        "Or, with patterns (a patterns file inside the server's folder, no query flags), "
+        "every pattern planned and those whose cheapest path is not the one they use "
+        "named, with what moving would save a month at their calls_per_day.",
+        flags=(
+            *QUERY,
+            "projection_expression",
+            "no_scan_index_forward",
+            "page_size",
+            "mode",
+            "max_rounds",
+            "segments",
+            "no_imagined",
+            "patterns",
+        ),
+        paths=("patterns",),
+        fixed=("--json",),
+        kinds={"page_size": "integer", "max_rounds": "integer", "segments": "integer"},
+        units=decimal_units,
+    ),
+    Tool(
+        "entities",
+        "dynotui.cli.entities_cmd",
+        "entities",
+        "A single-table design by entity, as 'dynotui entities --json' does: entities told "
+        "apart by an entity attribute or by key prefixes; per entity its count (exact when "
+        "every item was read, else an estimate with its 95% range), shares of items and "
+        "bytes, item size p50/p99, attributes and how often each is present, and what "
+        "reading its items costs. Reads a bounded parallel Scan; max_read_units is whole "
+        "read units here.",
+        flags=(
+            "table_name",
+            "index_name",
+            "segments",
+            "entity_attribute",
+            "no_entity_attribute",
+        ),
+        required=("table_name",),
+        fixed=("--json",),
+        kinds={"segments": "integer"},
+        helps={"table_name": "the table to read"},
+        units=whole_units,
+    ),
 )
 
 
-def _kind(action: argparse.Action) -> dict[str, Any]:
+def _kind(action: argparse.Action, given: str | None = None) -> dict[str, Any]:
+    if given is not None:
+        return {"type": given}
     if isinstance(action, argparse._StoreTrueAction):
         return {"type": "boolean"}
     if action.type is int:
@@ -220,12 +306,14 @@ def input_schema(tool: Tool, cap: float) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     for name in tool.flags:
         action = actions[name]
-        kind = _kind(action)
+        kind = _kind(action, tool.kinds.get(name))
         if name in tool.enums:
             kind = {"type": "string", "enum": list(tool.enums[name])}
         if name in tool.bounds:
             kind["minimum"], kind["maximum"] = tool.bounds[name]
-        words = (action.help or "").replace("%(default)s", str(action.default))
+        words = tool.helps.get(name) or (action.help or "").replace(
+            "%(default)s", str(action.default)
+        )
         if action.metavar in JSON_METAVARS:
             what = "DynamoDB JSON" if action.metavar == "DYNAMODB_JSON" else "JSON"
             words = (words + " " if words else "") + f"({what}, as an object or text)"
@@ -259,9 +347,9 @@ def description(tool: Tool, cap: float) -> str:
     return text
 
 
-def _value(name: str, value: Any, action: argparse.Action | None) -> Any:
+def _value(name: str, value: Any, action: argparse.Action | None, given: str | None = None) -> Any:
     """A call's value, checked against the flag's kind before the parser sees it."""
-    kind = _kind(action)["type"] if action is not None else "number"
+    kind = _kind(action, given)["type"] if action is not None else "number"
     if kind == "boolean":
         ok = isinstance(value, bool)
     elif kind == "integer":
@@ -292,7 +380,10 @@ def _a(kind: Any) -> str:
 
 
 def _inside(root: Path, name: str, text: str) -> str:
-    path = (root / text).resolve()
+    try:
+        path = (root / text).resolve()
+    except (ValueError, OSError) as exc:  # a NUL in the name; a symlink loop
+        raise InputError(f"{name} is not a file name here: {exc}") from None
     if not path.is_relative_to(root.resolve()):
         raise InputError(f"{name} must name a file inside the server's folder {root}")
     return str(path)
@@ -315,7 +406,7 @@ def command_argv(tool: Tool, arguments: Mapping[str, Any], cap: float, root: Pat
     for name, given in values.items():
         if name == "max_read_units":
             continue
-        value = _value(name, given, actions.get(name))
+        value = _value(name, given, actions.get(name), tool.kinds.get(name))
         if name in tool.enums and value not in tool.enums[name]:
             raise InputError(f"{name} is one of {', '.join(tool.enums[name])}, not {value!r}")
         if name in tool.bounds:
@@ -335,7 +426,7 @@ def command_argv(tool: Tool, arguments: Mapping[str, Any], cap: float, root: Pat
         units = float(_value("max_read_units", arguments.get("max_read_units", cap), None))
         if not 0 < units <= cap:
             raise InputError(f"max_read_units is above 0 and at most {cap:g} on this server")
-        argv.append(f"--max-read-units={units!r}")
+        argv.append(f"--max-read-units={tool.units(units)}")
     return [*argv, *tool.fixed, "--", *positionals] if positionals else [*argv, *tool.fixed]
 
 
@@ -352,6 +443,6 @@ def run_tool(
     out = io.StringIO()
     args.run(args, out)  # check's exit 1 (over budget) is its answer, not an error
     shaped = tool.shape(out.getvalue(), Call(cap if tool.capped else None, arguments))
-    if tool.capped:
-        shaped["max_read_units"] = float(arguments.get("max_read_units", cap))
+    if tool.capped:  # as the command took it (entities: whole units)
+        shaped["max_read_units"] = float(tool.units(float(arguments.get("max_read_units", cap))))
     return shaped

@@ -4,7 +4,8 @@ The query is written as for ``dynotui pages`` (on any one order); the plan lists
 table, each LSI and GSI with the query rewritten onto its keys, a Scan, an export
 (``--from-export``) and the advisor's imagined index, each with its pages, matches, read
 units, money per million page views and drain time, marked estimated or measured; the
-cheapest named; the plan's own cost last. Bad input exits 2 with one line.
+cheapest named; the plan's own cost last. Bad input exits 2 with one line. With
+``--patterns FILE`` every pattern of a patterns file is planned (``plan_patterns.py``).
 """
 
 from __future__ import annotations
@@ -66,16 +67,19 @@ def register(sub: Any, help_text: str) -> None:
         ),
     )
     add_query_options(parser)
+    # No defaults here (each is said in the help): with --patterns a flag given is refused.
     paging = parser.add_argument_group("paging (as in 'dynotui pages')")
     paging.add_argument(
-        "--page-size", type=count, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
+        "--page-size",
+        type=count,
+        help=f"1 to {PAGE_SIZE_MAX} (default {DEFAULT_PAGE_SIZE})",
     )
-    paging.add_argument("--mode", choices=("raw", "fill"), default="raw")
+    paging.add_argument("--mode", choices=("raw", "fill"), help="raw or fill (default raw)")
     paging.add_argument(
         "--max-rounds",
         type=count,
-        default=DEFAULT_MAX_ROUNDS,
-        help=f"fill mode: calls per page at most (1 to {MAX_ROUNDS_LIMIT})",
+        help=f"fill mode: calls per page at most (1 to {MAX_ROUNDS_LIMIT}, default "
+        f"{DEFAULT_MAX_ROUNDS})",
     )
     planning = parser.add_argument_group("planning")
     planning.add_argument(
@@ -84,7 +88,8 @@ def register(sub: Any, help_text: str) -> None:
         default=float(DEFAULT_MAX_READ_UNITS),
         metavar="N",
         help="the plan reads at most this many read units (a call is never cut); with a "
-        "Query path it also stops at half the cheapest possible Scan of the table",
+        "Query path it also stops at half the cheapest possible Scan of the table; with "
+        "--patterns, the whole run does",
     )
     planning.add_argument(
         "--segments",
@@ -101,6 +106,13 @@ def register(sub: Any, help_text: str) -> None:
     )
     planning.add_argument(
         "--no-imagined", action="store_true", help="leave out the index the advisor would add"
+    )
+    planning.add_argument(
+        "--patterns",
+        metavar="FILE",
+        help="plan every pattern of a patterns file (as 'dynotui check' reads it) instead of "
+        "one query: a table per pattern, then the patterns whose cheapest path is not the "
+        "one they use, with what moving would save a month at their calls_per_day",
     )
     planning.add_argument("--json", action="store_true", help="one JSON object")
     add_price_options(parser)
@@ -145,9 +157,16 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from dynotui.dynamodb.schema import parse_schema
 
     check_args(args)
+    if args.patterns is not None:
+        from dynotui.cli.plan_patterns import run_patterns
+
+        return run_patterns(args, out)
     prices = prices_from_args(args)
     spec = spec_from_args(
-        args, page_size=args.page_size, mode=args.mode, max_rounds=args.max_rounds
+        args,
+        page_size=DEFAULT_PAGE_SIZE if args.page_size is None else args.page_size,
+        mode=args.mode or "raw",
+        max_rounds=DEFAULT_MAX_ROUNDS if args.max_rounds is None else args.max_rounds,
     )
     spec.check_options()
     client = make_client(connection_options(args))

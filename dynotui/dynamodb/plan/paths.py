@@ -277,13 +277,19 @@ def _own_keys_out(
     return _and(kept), why
 
 
-def _unpromised(order: SortOrder, parts: list[Tree]) -> tuple[str, ...]:
+def _unpromised(order: SortOrder, parts: list[Tree], base: SortOrder) -> tuple[str, ...]:
+    """The order's key attributes an item of the query may lack. The table's own key
+    attributes are on every item, of their types: an index keyed on one (an overloaded
+    GSI's sort key is often the table's) holds every item as far as that key goes."""
     if order.kind == "table":
         return ()
+    everywhere = {(k.name, k.type) for k in (base.partition_key, base.sort_key) if k is not None}
     return tuple(
         key.name
         for key in (order.partition_key, order.sort_key)
-        if key is not None and not any(promises(p, key.name, key.type) for p in parts)
+        if key is not None
+        and (key.name, key.type) not in everywhere
+        and not any(promises(p, key.name, key.type) for p in parts)
     )
 
 
@@ -316,7 +322,7 @@ def enumerate_paths(
                 filter=filter_tree,
                 usable=why is None,
                 why=why,
-                unpromised_keys=_unpromised(order, parts),
+                unpromised_keys=_unpromised(order, parts, schema.base),
             )
         )
     base = schema.base
@@ -373,7 +379,7 @@ def imagined_path(
         usable=why is None,
         why=why,
         imagined=index,
-        unpromised_keys=_unpromised(order, parts),
+        unpromised_keys=_unpromised(order, parts, schema.base),
         notes=found.notes,
     )
 
