@@ -35,6 +35,9 @@ COMMAND_WORDS = (
     "what-if",
     "plan",
     "cursor",
+    "entities",
+    "check",
+    "mcp",
     "serve",
 )
 

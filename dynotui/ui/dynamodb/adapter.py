@@ -94,6 +94,8 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         self._handed_over = False  # what the opening read has been handed to the view
         self.what_ifs = WhatIfs()  # the session's estimates, the latest per query
         self.plans = Plans()  # the session's plans; the latest goes into the report
+        # The entity view's last table of each (table, index), for the report.
+        self.entity_tables: dict[tuple[str, str | None], Any] = {}
 
     # -- the adapter protocol ---------------------------------------------------------------
 
@@ -307,7 +309,10 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
             what_if=what_if,
         )
         plan = self.plans.report_section()
-        return report if plan is None else replace(report, tables=(*report.tables, plan))
+        report = report if plan is None else replace(report, tables=(*report.tables, plan))
+        from dynotui.ui.dynamodb.entity_report import with_entities
+
+        return with_entities(report, pagers, self.entity_tables)
 
     def code_target(self) -> object:
         from dynotui.dynamodb.codegen import code_target  # only when code is asked for
@@ -375,6 +380,8 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
             self._what_if(host, shown)
         elif action == "plan":
             self._plan(host, shown, answer)
+        elif action == "entities":
+            self._entities(host, shown)
 
     def _plan(self, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         query = shown.query
@@ -386,6 +393,33 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         if query.spec.segment is not None:
             query = whole(query)  # a segment's view: the plan of the whole Scan
         self.plans.start(host, self._client, query, shown.pager, self.prices(), self._query, answer)
+
+    def _entities(self, host: Host, shown: DynamoShown) -> None:
+        """The entity view of the table (or index) the query reads."""
+        from dynotui.ui.dynamodb.entities_screen import EntitiesScreen  # when asked for
+
+        query = shown.query
+        if isinstance(query, ImaginedQuery):
+            query = query.base
+        if not isinstance(query, DynamoQuery):
+            host.say("Open a Query or Scan first: the entities are its table's.")
+            return
+        read, hint = self._entities_reader(query)
+        key = (query.table, query.spec.index)
+
+        def finished(done: Any) -> None:
+            if done.cost is not None:  # an export's read costs no read unit
+                host.count_finished(done)  # billed with the counts: a whole-table read
+            if done.entities is not None:
+                self.entity_tables[key] = done.entities  # for the report
+
+        host.ask(EntitiesScreen(query, read, hint, finished), lambda _: None)
+
+    def _entities_reader(self, query: DynamoQuery) -> tuple[Any, str]:
+        """How the entity view reads, and what it says first: a bounded live sample."""
+        from dynotui.ui.dynamodb.entities_screen import LIVE_HINT, live_reader
+
+        return live_reader(self._client, query), LIVE_HINT
 
     def _what_if(self, host: Host, shown: DynamoShown) -> None:
         query = shown.query
