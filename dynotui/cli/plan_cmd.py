@@ -156,7 +156,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if wants_postgres(args):
         from dynotui.cli.plan_postgres import run_postgres
 
-        return run_postgres(args, out)
+        return run_postgres(args, out, float(DEFAULT_MAX_READ_UNITS))
     if args.mode == "keyset":
         raise InputError("--mode keyset is for --postgres; DynamoDB pages raw or fill")
     args.mode = args.mode or "raw"

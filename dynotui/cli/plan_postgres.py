@@ -21,9 +21,9 @@ PLAN_DYNAMODB_FLAGS = (
 )
 
 
-def check_flags(args: argparse.Namespace) -> None:
+def check_flags(args: argparse.Namespace, default_read_units: float) -> None:
+    """Refuse DynamoDB's flags by name (``default_read_units``: --max-read-units unset)."""
     from dynotui.cli.pages_cmd import check_no_prices
-    from dynotui.cli.plan_cmd import DEFAULT_MAX_READ_UNITS
     from dynotui.cli.postgres_options import check_no_dynamodb_flags
     from dynotui.dynamodb.spec import DEFAULT_MAX_ROUNDS
     from dynotui.postgres.plan.planner import refuse_offset
@@ -31,7 +31,7 @@ def check_flags(args: argparse.Namespace) -> None:
     check_no_dynamodb_flags(args)
     check_no_prices(args)
     given = [flag for name, unset, flag in PLAN_DYNAMODB_FLAGS if getattr(args, name) != unset]
-    if args.max_read_units != float(DEFAULT_MAX_READ_UNITS):
+    if args.max_read_units != default_read_units:
         given.append("--max-read-units")
     if args.max_rounds != DEFAULT_MAX_ROUNDS:
         given.append("--max-rounds")
@@ -44,14 +44,14 @@ def check_flags(args: argparse.Namespace) -> None:
         raise InputError("--table is required with --postgres: name the table to plan")
 
 
-def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
+def run_postgres(args: argparse.Namespace, out: TextIO, default_read_units: float) -> int:
     from dynotui.cli.postgres_options import connect_from_args
     from dynotui.postgres.plan.planner import CountingSession, make_plan
     from dynotui.postgres.plan.words import plan_text
     from dynotui.postgres.schema import describe_table
     from dynotui.postgres.sql import parse_params
 
-    check_flags(args)
+    check_flags(args, default_read_units)
     params = parse_params(args.params)
     columns = tuple(c.strip() for c in (args.columns or "").split(",") if c.strip())
     began = time.perf_counter()
