@@ -103,6 +103,10 @@ class Scan:
 class Estimate:
     scans: list[Scan] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # An Incremental Sort reads a whole group of ties to give a page: every page past a
+    # boundary inside the group reads that group again (an index that lacks the
+    # tie-breaker, on a column with few values).
+    regroups: bool = False
 
     @property
     def page(self) -> float:
@@ -114,7 +118,7 @@ class Estimate:
         page; a scan every page reads whole (under a Sort) reads them on every page."""
         total = 0.0
         for scan in self.scans:
-            if scan.share < 1.0:
+            if scan.share < 1.0 and not self.regroups:
                 total += max(scan.whole_buffers, scan.page_buffers) + (pages - 1) * scan.descent
             else:
                 total += pages * scan.page_buffers
@@ -123,7 +127,7 @@ class Estimate:
     @property
     def bounded(self) -> bool:
         """Every scan a Limit stops: pages past the first are read as seeks, not again."""
-        return bool(self.scans) and all(s.share < 1.0 for s in self.scans)
+        return bool(self.scans) and not self.regroups and all(s.share < 1.0 for s in self.scans)
 
 
 def nodes(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -169,6 +173,8 @@ def _walk(
     elif kind == "Incremental Sort" and children:
         groups = catalog.groups(list(node.get("Presorted Key") or []))
         group = catalog.table.tuples / groups if groups else _rows(children[0])
+        if group / _rows(children[0]) > share:
+            found.regroups = True
         share = min(1.0, max(share, group / _rows(children[0])))
     if kind == "Seq Scan":
         _seq_scan(node, share, catalog, found)

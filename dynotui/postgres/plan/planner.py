@@ -358,10 +358,18 @@ def _planned(
     key = next((n["Index Cond"] for n in own if "Index Cond" in n), None)
     whole = any(n.get("Node Type") == "Seq Scan" for n in nodes(plan))
     notes = list(dict.fromkeys(found.notes))
-    if not found.bounded:
+    later = (
+        "; estimated for every page (the planner may plan a later page's seeks "
+        "otherwise: fewer buffers where another index serves them)"
+    )
+    if found.regroups:
         notes.append(
-            "every page reads what page 1 reads (a Sort, a bitmap or a table scan under the "
-            "Limit): at most that, since a later page's boundary may narrow its scan"
+            "page 1 reads a whole group of rows that tie on the index's columns, sorted by "
+            "the tie-breaker the index lacks" + later
+        )
+    elif not found.bounded:
+        notes.append(
+            "page 1 reads all it sorts (a Sort, a bitmap or a table scan under the Limit)" + later
         )
     if order.cost_note:
         notes.append(order.cost_note)
