@@ -213,6 +213,7 @@ def test_the_json_has_the_dynamodb_plans_fields_where_they_apply(shipments: str)
     # The customer index serves the equality: its Index Cond says so.
     customer = next(p for p in found["paths"] if p["index"] == "plan_shipments_customer_created")
     assert "customer" in customer["key_condition"]
+    assert customer["reads_index"] == "plan_shipments_customer_created"
     with psycopg.connect(shipments, autocommit=True) as conn:
         (matches,) = conn.execute(  # type: ignore[misc]
             f"SELECT count(*) FROM {TABLE} WHERE customer = 42 AND status <> 'RETURNED'"  # type: ignore[arg-type]

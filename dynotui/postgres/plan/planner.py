@@ -64,7 +64,8 @@ class PgPlannedPath:
     usable: bool
     why: str | None
     kind: str = "query"  # "scan": the plan of a page reads the whole table
-    key_condition: str | None = None  # the server's Index Cond on the order's own index
+    key_condition: str | None = None  # the server's Index Cond of the index page 1 reads
+    reads_index: str | None = None  # which index that is (not always the order's own)
     plan_shape: str = ""
     pages: int | None = None
     matches: float | None = None
@@ -85,6 +86,7 @@ class PgPlannedPath:
             "kind": self.kind,
             "index": self.index,
             "key_condition": self.key_condition,
+            "reads_index": self.reads_index,
             "filter": filter_text,
             "order": self.order_words(),
             "usable": self.usable,
@@ -354,8 +356,10 @@ def _seeks(order: PgOrder) -> int:
 def _planned(
     order: PgOrder, plan: dict[str, Any], found: Estimate, pages: int, matches: float
 ) -> PgPlannedPath:
-    own = [n for n in nodes(plan) if order.index and n.get("Index Name") == order.index]
-    key = next((n["Index Cond"] for n in own if "Index Cond" in n), None)
+    bounded_by = next((n for n in nodes(plan) if n.get("Index Name") and "Index Cond" in n), None)
+    reads = next((n["Index Name"] for n in nodes(plan) if n.get("Index Name")), None)
+    key = None if bounded_by is None else bounded_by["Index Cond"]
+    reads = reads if bounded_by is None else bounded_by["Index Name"]
     whole = any(n.get("Node Type") == "Seq Scan" for n in nodes(plan))
     notes = list(dict.fromkeys(found.notes))
     later = (
@@ -381,6 +385,7 @@ def _planned(
         why=None,
         kind="scan" if whole else "query",
         key_condition=key,
+        reads_index=reads,
         plan_shape=shape(plan),
         pages=pages,
         matches=matches,

@@ -49,11 +49,20 @@ def table_lines(plan: PgPlan) -> list[str]:
     return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(r)).rstrip() for r in rows]
 
 
+def index_condition(planned: PgPlannedPath) -> str:
+    if planned.reads_index is None:
+        return "none (no index is read)"
+    on = f"on {visible(planned.reads_index)}"
+    if planned.key_condition is None:
+        return f"none: {on} read from its start"
+    return f"{visible(planned.key_condition)} {on}"
+
+
 def detail_lines(planned: PgPlannedPath, plan: PgPlan) -> list[str]:
     lines = [
         f"{visible(planned.name)} ({planned.kind}): {ratio_words(planned, plan)}",
         f"  order: {visible(planned.order_words())}",
-        f"  index condition: {visible(planned.key_condition or 'none on this index')}",
+        f"  index condition: {index_condition(planned)}",
         f"  filter: {visible(plan.filter_text or 'none')}",
         f"  planner: {visible(planned.plan_shape)}",
     ]
