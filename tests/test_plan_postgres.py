@@ -351,3 +351,43 @@ def test_an_index_without_the_tie_breaker_reads_its_group_again_every_page(
     finally:
         with psycopg.connect(shipments, autocommit=True) as conn:
             conn.execute("DROP TABLE plan_kinds")
+
+
+@pytest.mark.parametrize(
+    ("table", "where"),
+    [
+        ('"odd schema"."Mixed ""Case"""', '"Key" > 20'),  # quoted names
+        ("ticks", "label IS NULL"),  # a nullable column; timestamps tied to the microsecond
+    ],
+)
+def test_awkward_names_and_nullable_columns_plan(
+    shipments: str, pg_admin: Any, table: str, where: str
+) -> None:
+    result = plan(shipments, "--table", table, "--where", where, "--json")
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    (count,) = pg_admin.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()
+    usable = [p for p in found["paths"] if p["usable"]]
+    assert usable and found["cheapest"] in {p["name"] for p in usable}
+    for path in usable:
+        assert abs(path["matches"] - count) <= max(5, count / 2), (path, count)
+        assert path["buffers"] >= path["buffers_per_page"]["p50"] > 0
+
+
+def test_an_order_no_index_gives_is_a_path_that_sorts(shipments: str) -> None:
+    result = plan(
+        shipments, "--table", TABLE, "--where", "total > 900", "--order", "pad, id", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    custom = found["paths"][-1]
+    assert custom["name"] == "pad, id" and custom["index"] is None and custom["usable"]
+    assert custom["kind"] == "scan" and "Sort" in custom["plan"]
+    assert custom["bounded"] is False
+    assert found["cheapest"] != "pad, id"
+    # Read backwards: every order reversed, the custom one too.
+    back = plan(shipments, "--table", TABLE, "--where", "total > 900", "--order", "pad, id",
+                "--reverse", "--json")  # fmt: skip
+    assert back.returncode == 0, back.stderr
+    orders = [p["order"] for p in json.loads(back.stdout)["paths"]]
+    assert all(" desc" in order for order in orders), orders

@@ -291,7 +291,12 @@ def make_plan(
                 planned.append(PgPlannedPath(order.name, order.index, order, False, why))
                 continue
             plan = plans[id(path_query)]
-            found = estimate(plan, catalog, rows_by_index.get, _seeks(order))
+            try:
+                found = estimate(plan, catalog, rows_by_index.get, _seeks(order))
+            except RecursionError:  # a plan nested deeper than Python's stack: not a crash
+                why = "its plan is nested too deeply to estimate"
+                planned.append(PgPlannedPath(order.name, order.index, order, False, why))
+                continue
             planned.append(_planned(order, plan, found, pages, matches))
     else:
         planned = [PgPlannedPath(o.name, o.index, o, False, why) for o, _, why in queries]
