@@ -42,6 +42,15 @@ CREATE INDEX plan_shipments_customer_created ON {TABLE} (customer, created_at);
 """
 
 
+def high(figure: Any) -> float:
+    """A point, or a range's high end (the DynamoDB plan's JSON shape)."""
+    return float(figure["high"] if isinstance(figure, dict) else figure)
+
+
+def low(figure: Any) -> float:
+    return float(figure["low"] if isinstance(figure, dict) else figure)
+
+
 def plan(uri: str, *args: str) -> Any:
     return run_in_process(["plan", "--postgres", uri, *args], env=ENV)
 
@@ -116,11 +125,16 @@ def test_the_cheapest_path_reads_the_fewest_buffers(shipments: str, where: str) 
     drains = {name: sum(pages) for name, (pages, _) in truth.items()}
     report = {n: (paths[n]["buffers"], drains[n], paths[n]["buffers_per_page"]["p50"],
                   truth[n][0][0]) for n in truth}  # fmt: skip
-    # The cheapest named reads the fewest buffers, or within 10% of the fewest (a tie
-    # the planner's figures cannot split).
-    assert drains[found["cheapest"]] <= 1.1 * min(drains.values()), report
+    # The cheapest named reads the fewest buffers, or within 10% of the fewest, or the
+    # one that does is named a tie (within 10% of the cheapest's estimate).
+    truly = min(drains, key=lambda name: drains[name])
+    named = {found["cheapest"], *found["ties"]}
+    assert truly in named or drains[found["cheapest"]] <= 1.1 * drains[truly], report
     cheapest = paths[found["cheapest"]]
-    assert abs(cheapest["buffers"] - drains[found["cheapest"]]) <= 0.3 * drains[found["cheapest"]]
+    assert (
+        abs(high(cheapest["buffers"]) - drains[found["cheapest"]])
+        <= 0.3 * drains[found["cheapest"]]
+    )
     for name, (pages, rows) in truth.items():
         path = paths[name]
         assert path["usable"] is True and path["estimated"] is True
@@ -130,7 +144,11 @@ def test_the_cheapest_path_reads_the_fewest_buffers(shipments: str, where: str) 
         estimate = path["buffers_per_page"]["p50"]
         assert abs(estimate - pages[0]) <= 0.3 * pages[0] + 5, (name, estimate, pages[0])
         # No path looks much cheaper than it is.
-        assert path["buffers"] >= 0.75 * drains[name], (name, path["buffers"], drains[name])
+        assert high(path["buffers"]) >= 0.75 * drains[name], (name, path["buffers"], drains[name])
+        if isinstance(path["buffers"], dict):  # a range: page 1 planned, later pages not
+            assert path["bounded"] is False
+            # Up to page 1's own error (as above) on each page.
+            assert low(path["buffers"]) <= drains[name] <= high(path["buffers"]) * 1.3 + 5
         # The planner's matches against the rows every page returned.
         assert abs(path["matches"] - rows) <= max(5, rows * 0.5), (name, path["matches"], rows)
     print(report)
@@ -207,9 +225,9 @@ def test_the_json_has_the_dynamodb_plans_fields_where_they_apply(shipments: str)
         assert path["filter"] == "customer = $1 AND status <> $2"
         assert path["order"].startswith("by (")
         if path["name"] == found["cheapest"]:
-            assert path["ratio_to_cheapest"] == 1.0
+            assert high(path["ratio_to_cheapest"]) == 1.0
         else:
-            assert path["ratio_to_cheapest"] >= 1.0
+            assert high(path["ratio_to_cheapest"]) >= 1.0
     # The customer index serves the equality: its Index Cond says so.
     customer = next(p for p in found["paths"] if p["index"] == "plan_shipments_customer_created")
     assert "customer" in customer["key_condition"]
@@ -344,10 +362,11 @@ def test_an_index_without_the_tie_breaker_reads_its_group_again_every_page(
         assert any("group" in note for note in kind["notes"])
         assert found["cheapest"] == "primary key" == min(truth, key=lambda n: truth[n])
         assert truth["plan_kinds_kind"] > 2 * truth["primary key"]
-        assert kind["ratio_to_cheapest"] > 2
-        # Page 1's reads on every page: later pages' seeks are planned otherwise here (by
-        # the primary key, 964 buffers in all where 3,240 are estimated): never less.
-        assert kind["buffers"] >= truth["plan_kinds_kind"]
+        assert low(kind["ratio_to_cheapest"]) < high(kind["ratio_to_cheapest"])
+        assert high(kind["ratio_to_cheapest"]) > 2
+        # Page 1's reads on every page at most: later pages' seeks are planned otherwise
+        # here (by the primary key: 964 buffers in all, in the range up to 3,240).
+        assert low(kind["buffers"]) <= truth["plan_kinds_kind"] <= high(kind["buffers"])
     finally:
         with psycopg.connect(shipments, autocommit=True) as conn:
             conn.execute("DROP TABLE plan_kinds")
@@ -371,7 +390,7 @@ def test_awkward_names_and_nullable_columns_plan(
     assert usable and found["cheapest"] in {p["name"] for p in usable}
     for path in usable:
         assert abs(path["matches"] - count) <= max(5, count / 2), (path, count)
-        assert path["buffers"] >= path["buffers_per_page"]["p50"] > 0
+        assert high(path["buffers"]) >= path["buffers_per_page"]["p50"] > 0
 
 
 def test_an_order_no_index_gives_is_a_path_that_sorts(shipments: str) -> None:

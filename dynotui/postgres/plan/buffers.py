@@ -107,6 +107,7 @@ class Estimate:
     # boundary inside the group reads that group again (an index that lacks the
     # tie-breaker, on a column with few values).
     regroups: bool = False
+    seeks: int = 1  # index seeks of a page past a boundary (``sql.keyset``)
 
     @property
     def page(self) -> float:
@@ -115,13 +116,15 @@ class Estimate:
     def drain(self, pages: int) -> float:
         """Buffers of every page of a drain: a scan a Limit stops (the order's index read
         from the boundary on) reads its rows once over the drain, plus its descent on each
-        page; a scan every page reads whole (under a Sort) reads them on every page."""
+        page; a scan every page reads whole (under a Sort) reads them on page 1 and, at
+        most, once for each seek of every later page (each seek is page 1's statement with
+        more conditions: the planner reads at most as much for it, as it estimates)."""
         total = 0.0
         for scan in self.scans:
             if scan.share < 1.0 and not self.regroups:
                 total += max(scan.whole_buffers, scan.page_buffers) + (pages - 1) * scan.descent
             else:
-                total += pages * scan.page_buffers
+                total += scan.page_buffers * (1 + (pages - 1) * self.seeks)
         return total
 
     @property
@@ -146,7 +149,7 @@ def estimate(
     ``rows_for(index)``: the planner's rows for the filter's terms on that index's
     columns (None: none of its terms are). ``seeks``: how many index seeks a page past a
     boundary makes (``sql.keyset``): each descends the index again."""
-    found = Estimate()
+    found = Estimate(seeks=seeks)
     _walk(plan, 1.0, catalog, rows_for, found)
     for scan in found.scans:
         scan.descent *= seeks

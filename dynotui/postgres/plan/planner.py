@@ -37,6 +37,8 @@ BASIS = (
     "correlation"
 )
 
+TIE = 0.1  # estimates closer than this to the cheapest's are not told apart
+
 STATS_SQL = """
 SELECT c.relname, c.relkind::text, GREATEST(c.relpages, 1)::float8,
        GREATEST(c.reltuples, 0)::float8, c.relallvisible::float8,
@@ -69,12 +71,14 @@ class PgPlannedPath:
     plan_shape: str = ""
     pages: int | None = None
     matches: float | None = None
-    buffers: float | None = None  # a drain, every page
+    buffers: float | None = None  # a drain, every page (the high end of a range)
+    buffers_low: float | None = None  # a range's low end (None: a point)
     per_page: float | None = None
     planner_cost: float | None = None  # the planner's total cost of page 1
     bounded: bool | None = None  # pages past the first are seeks the Limit stops
     notes: tuple[str, ...] = ()
-    ratio: float | None = None
+    ratio: float | None = None  # buffers against the cheapest's (a range's high end)
+    ratio_low: float | None = None
 
     def order_words(self) -> str:
         return f"by {self.order.label}"
@@ -93,17 +97,26 @@ class PgPlannedPath:
             "why": self.why,
             "pages": self.pages,
             "matches": None if self.matches is None else round(self.matches),
-            "buffers": None if self.buffers is None else round(self.buffers, 1),
+            "buffers": _figure(self.buffers_low, self.buffers, 1),
             "buffers_per_page": None if per_page is None else {"p50": per_page, "p99": per_page},
             "estimated": True,
             "measured": [],
             "planner_cost": self.planner_cost,
             "plan": self.plan_shape or None,
             "bounded": self.bounded,
-            "ratio_to_cheapest": None if self.ratio is None else round(self.ratio, 4),
+            "ratio_to_cheapest": _figure(self.ratio_low, self.ratio, 4),
             "basis": BASIS if self.usable else None,
             "notes": list(self.notes),
         }
+
+
+def _figure(low: float | None, high: float | None, digits: int) -> Any:
+    """A point as a number, a range as ``{"low", "high"}`` (the DynamoDB plan's shape)."""
+    if high is None:
+        return None
+    if low is None or round(low, digits) == round(high, digits):
+        return round(high, digits)
+    return {"low": round(low, digits), "high": round(high, digits)}
 
 
 @dataclass(frozen=True)
@@ -125,6 +138,7 @@ class PgPlan:
     cheapest: str | None
     cost: PgPlanCost
     notes: tuple[str, ...] = field(default_factory=tuple)
+    ties: tuple[str, ...] = ()  # paths within TIE of the cheapest: the estimates cannot split them
 
     def path(self, name: str) -> PgPlannedPath:
         for planned in self.paths:
@@ -141,6 +155,7 @@ class PgPlan:
             "page_size": self.page_size,
             "paths": [p.as_json(self.filter_text) for p in self.paths],
             "cheapest": self.cheapest,
+            "ties": list(self.ties),
             "cost": self.cost.as_json(),
             "notes": list(self.notes),
         }
@@ -297,11 +312,21 @@ def make_plan(
                 why = "its plan is nested too deeply to estimate"
                 planned.append(PgPlannedPath(order.name, order.index, order, False, why))
                 continue
-            planned.append(_planned(order, plan, found, pages, matches))
+            planned.append(_planned(order, plan, found, pages, matches, catalog, page_size))
     else:
         planned = [PgPlannedPath(o.name, o.index, o, False, why) for o, _, why in queries]
         notes.append("no order of this table can be paged exactly: nothing was explained")
     planned, cheapest = _ranked(planned)
+    ties = tuple(
+        p.name
+        for p in planned
+        if p.usable and p.name != cheapest and p.ratio is not None and p.ratio <= 1 + TIE
+    )
+    if ties:
+        notes.append(
+            f"{', '.join(ties)}: within {TIE:.0%} of the cheapest, a tie at the precision of "
+            "these estimates"
+        )
     return PgPlan(
         table=table.label,
         query=_words(where, params),
@@ -311,6 +336,7 @@ def make_plan(
         cheapest=cheapest,
         cost=PgPlanCost(calls + counting.calls, clock() - began),
         notes=tuple(notes),
+        ties=ties,
     )
 
 
@@ -359,7 +385,13 @@ def _seeks(order: PgOrder) -> int:
 
 
 def _planned(
-    order: PgOrder, plan: dict[str, Any], found: Estimate, pages: int, matches: float
+    order: PgOrder,
+    plan: dict[str, Any],
+    found: Estimate,
+    pages: int,
+    matches: float,
+    catalog: Catalog,
+    page_size: int,
 ) -> PgPlannedPath:
     bounded_by = next((n for n in nodes(plan) if n.get("Index Name") and "Index Cond" in n), None)
     reads = next((n["Index Name"] for n in nodes(plan) if n.get("Index Name")), None)
@@ -368,8 +400,9 @@ def _planned(
     whole = any(n.get("Node Type") == "Seq Scan" for n in nodes(plan))
     notes = list(dict.fromkeys(found.notes))
     later = (
-        "; estimated for every page (the planner may plan a later page's seeks "
-        "otherwise: fewer buffers where another index serves them)"
+        "; a drain is a range: from page 1 then seeks that read only their page's rows, to "
+        "page 1's reads on every page (only page 1 is planned; the planner may plan a "
+        "later page's seeks otherwise)"
     )
     if found.regroups:
         notes.append(
@@ -395,6 +428,9 @@ def _planned(
         pages=pages,
         matches=matches,
         buffers=found.drain(pages),
+        buffers_low=None
+        if found.bounded
+        else found.page + (pages - 1) * least_page(catalog, reads, page_size),
         per_page=found.page,
         planner_cost=float(plan.get("Total Cost", 0.0)),
         bounded=found.bounded,
@@ -402,14 +438,31 @@ def _planned(
     )
 
 
+def least_page(catalog: Catalog, index: str | None, page_size: int) -> float:
+    """The fewest buffers a keyset page can read: an index's descent, and the heap pages
+    of its rows lying together."""
+    levels = catalog.indexes[index].levels if index in catalog.indexes else 1
+    # The first heap page may be the one the page before ended on.
+    return float(levels + math.ceil((page_size + 1) / catalog.table.per_page) - 1)
+
+
 def _ranked(paths: list[PgPlannedPath]) -> tuple[list[PgPlannedPath], str | None]:
+    """The cheapest by the high end of each drain (what it reads at most, as estimated),
+    and each path's ratio to it."""
     costed = [p for p in paths if p.usable and p.buffers is not None]
     if not costed:
         return paths, None
     best = min(costed, key=lambda p: (p.buffers or 0.0, p.planner_cost or 0.0))
     base = max(best.buffers or 0.0, 1.0)
     ranked = [
-        replace(p, ratio=(p.buffers or 0.0) / base) if p.buffers is not None else p for p in paths
+        replace(
+            p,
+            ratio=p.buffers / base,
+            ratio_low=None if p.buffers_low is None else p.buffers_low / base,
+        )
+        if p.buffers is not None
+        else p
+        for p in paths
     ]
     return ranked, best.name
 

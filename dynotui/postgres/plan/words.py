@@ -17,12 +17,19 @@ def figure(value: float | None) -> str:
     return "-" if value is None else f"~{value:,.0f}"
 
 
+def span(low: float | None, high: float, digits: int = 0) -> str:
+    """``~high``, or ``~low-high`` for a range."""
+    if low is None or round(low, digits) == round(high, digits):
+        return f"~{high:,.{digits}f}"
+    return f"~{low:,.{digits}f}-{high:,.{digits}f}"
+
+
 def ratio_words(planned: PgPlannedPath, plan: PgPlan) -> str:
     if planned.name == plan.cheapest:
         return "cheapest"
     if planned.ratio is None:
         return "-"
-    return f"~{planned.ratio:,.1f}x"
+    return span(planned.ratio_low, planned.ratio, 1) + "x"
 
 
 def row(planned: PgPlannedPath, plan: PgPlan) -> tuple[str, ...]:
@@ -36,7 +43,7 @@ def row(planned: PgPlannedPath, plan: PgPlan) -> tuple[str, ...]:
         planned.kind,
         figure(planned.pages),
         figure(planned.matches),
-        figure(planned.buffers),
+        "-" if planned.buffers is None else span(planned.buffers_low, planned.buffers),
         figure(planned.per_page),
         ratio_words(planned, plan),
         "-" if planned.planner_cost is None else f"{planned.planner_cost:,.1f}",

@@ -124,6 +124,7 @@ class PgPlanScreen(ModalScreen[PlanAnswer | None]):
             plain(
                 f"Done: {cost.calls:,} statements (catalog reads and EXPLAIN, nothing run), "
                 f"{cost.seconds:,.2f} s; cheapest: {plan.cheapest or 'none'}"
+                + (f" (as cheap, within 10%: {', '.join(plan.ties)})" if plan.ties else "")
             )
         )
         self._fill(plan)
