@@ -401,8 +401,7 @@ def _planned(
     notes = list(dict.fromkeys(found.notes))
     later = (
         "; a drain is a range: from page 1 then seeks that read only their page's rows, to "
-        "page 1's reads on every page (only page 1 is planned; the planner may plan a "
-        "later page's seeks otherwise)"
+        "page 1's reads for each seek of every later page (only page 1 is planned)"
     )
     if found.regroups:
         notes.append(
