@@ -120,3 +120,20 @@ async def test_two_marked_orders_open_in_compare(app: PagerApp) -> None:
         assert main.right_view.state.query.order.name == usable[1].name
         left, right = main.main_view.state.pager.current, main.right_view.state.pager.current
         assert {r["id"] for r in left.items} and {r["id"] for r in right.items}
+
+
+async def test_the_report_carries_the_latest_plan(app: PagerApp) -> None:
+    from dynotui.report.markdown import render_markdown
+
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_plan(app, pilot)
+        plan = screen.plan
+        assert plan is not None
+        await pilot.press("escape")
+        await settle(pilot)
+        report = app.adapter.report([app.main_view.pager], app.session.ledger, 1)
+        (section,) = [t for t in report.tables if t.title.startswith("Plan")]
+        names = {row[0].removeprefix("* ") for row in section.rows}
+        assert names == {p.name for p in plan.paths}
+        assert any(row[0] == f"* {plan.cheapest}" for row in section.rows)
+        assert "Plan: every order for this filter" in render_markdown(report)

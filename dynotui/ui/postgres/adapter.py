@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from dynotui.core.errors import FieldError, InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
@@ -26,6 +28,9 @@ from dynotui.ui.adapter import Adapter, Answer, CursorStart, NewStack, Shown, Si
 from dynotui.ui.host import Counted, Host
 from dynotui.ui.postgres.query import PostgresQuery
 from dynotui.ui.query import Query
+
+if TYPE_CHECKING:
+    from dynotui.postgres.plan.planner import PgPlan  # loaded when a plan is first made
 
 CUSTOM = "\0custom"
 CLOSE_WAIT = 2.0  # q waits at most this long for a cancel request to reach the server
@@ -92,6 +97,7 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
         self.initial_table = table
         self.initial_note = note
         self._side: PgSession | None = None
+        self.latest_plan: PgPlan | None = None  # the report carries it
 
     # -- the adapter protocol ---------------------------------------------------------------
 
@@ -229,9 +235,14 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
     def report(self, pagers: Sequence[PgPager], ledger: SessionLedger, code_page: int) -> Report:
         from dynotui.postgres.report import postgres_report  # only when a report is asked for
 
-        return postgres_report(
+        report = postgres_report(
             pagers, uri=redacted(self.options.uri), ledger=ledger, code_page=code_page
         )
+        if self.latest_plan is None:
+            return report
+        from dynotui.postgres.plan.report_section import plan_section
+
+        return replace(report, tables=(*report.tables, plan_section(self.latest_plan)))
 
     def code_target(self) -> object:
         return redacted(self.options.uri)
@@ -311,6 +322,8 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
 
         def answered(choice: tuple[str, ...] | None) -> None:
             plan = screen.plan
+            if plan is not None:
+                self.latest_plan = plan  # for the report
             if choice is None or plan is None:
                 return
             opened = [
