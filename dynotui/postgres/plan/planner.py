@@ -261,58 +261,12 @@ def make_plan(
     table); ``began``: when it began (the clock's reading)."""
     began = clock() if began is None else began
     counting = CountingSession(session)
-    orders = _paths(table, asked, reverse)
-    queries: list[tuple[PgOrder, PgQuery | None, str | None]] = []
-    parsed: PgFilter | None = None
-    for order in orders:
-        query = PgQuery(table, order, where, params, projection, page_size, "keyset", reverse)
-        try:
-            query.check()
-        except FieldError as exc:
-            if exc.field != "order":
-                raise  # a filter, a column or a page size pages would refuse: refused here
-            queries.append((order, None, str(exc)))
-            continue
-        parsed = query.filter
-        queries.append((order, query, None))
-    if parsed is None and where and where.strip():
-        # Every order refused: the filter is still checked, so a hostile one is said.
-        parsed = PgQuery(table, orders[0], where, params, projection, page_size).filter
-    usable = [q for _, q, _ in queries if q is not None]
+    queries, parsed = _checked(table, _paths(table, asked, reverse), where, params, projection,
+                               page_size, reverse)  # fmt: skip
     verify(counting, parsed, table.schema, table.name)  # EXPLAIN plans what the filter calls
     notes: list[str] = []
-    planned: list[PgPlannedPath] = []
-    if usable:
-        catalog = _catalog(counting, table)
-        statements: list[tuple[str, Any]] = [
-            ("SELECT pg_catalog.set_config(%(n)s, %(v)s, true)", {"n": n, "v": v})
-            for n, v in PAGE_SETTINGS.items()
-        ]
-        first = usable[0]
-        match_sql = f"SELECT 1 FROM {table.qualified}"
-        if first.filter_sql:
-            match_sql += f" WHERE {first.filter_sql}"
-        statements.append(("EXPLAIN (FORMAT JSON) " + match_sql, first.filter_params()))
-        for query in usable:
-            sql, sql_params, _ = page_statement(query, None, page_size + 1)
-            statements.append(("EXPLAIN (FORMAT JSON) " + sql, sql_params))
-        answers = counting.queries(statements)[len(PAGE_SETTINGS) :]
-        matches = float(_document(answers[0])["Plan"].get("Plan Rows", 0))
-        plans = {id(q): _document(a)["Plan"] for q, a in zip(usable, answers[1:], strict=True)}
-        rows_by_index = _rows_by_index(counting, table, parsed, first, plans.values())
-        pages = max(1, math.ceil(matches / page_size))
-        for order, path_query, why in queries:
-            if path_query is None:
-                planned.append(PgPlannedPath(order.name, order.index, order, False, why))
-                continue
-            plan = plans[id(path_query)]
-            try:
-                found = estimate(plan, catalog, rows_by_index.get, _seeks(order))
-            except RecursionError:  # a plan nested deeper than Python's stack: not a crash
-                why = "its plan is nested too deeply to estimate"
-                planned.append(PgPlannedPath(order.name, order.index, order, False, why))
-                continue
-            planned.append(_planned(order, plan, found, pages, matches, catalog, page_size))
+    if any(query is not None for _, query, _ in queries):
+        planned = _explained(counting, table, queries, parsed, page_size)
     else:
         planned = [PgPlannedPath(o.name, o.index, o, False, why) for o, _, why in queries]
         notes.append("no order of this table can be paged exactly: nothing was explained")
@@ -338,6 +292,79 @@ def make_plan(
         notes=tuple(notes),
         ties=ties,
     )
+
+
+Checked = list[tuple[PgOrder, PgQuery | None, str | None]]  # an order, its query or why not
+
+
+def _checked(
+    table: PgTable,
+    orders: list[PgOrder],
+    where: str | None,
+    params: tuple[Any, ...],
+    projection: tuple[str, ...],
+    page_size: int,
+    reverse: bool,
+) -> tuple[Checked, PgFilter | None]:
+    """Each order's query as ``pages`` checks it (an order it refuses: the reason), and
+    the filter parsed; a filter, column or page size it refuses is refused here."""
+    queries: Checked = []
+    parsed: PgFilter | None = None
+    for order in orders:
+        query = PgQuery(table, order, where, params, projection, page_size, "keyset", reverse)
+        try:
+            query.check()
+        except FieldError as exc:
+            if exc.field != "order":
+                raise
+            queries.append((order, None, str(exc)))
+            continue
+        parsed = query.filter
+        queries.append((order, query, None))
+    if parsed is None and where and where.strip():
+        # Every order refused: the filter is still checked, so a hostile one is said.
+        parsed = PgQuery(table, orders[0], where, params, projection, page_size).filter
+    return queries, parsed
+
+
+def _explained(
+    session: Any, table: PgTable, queries: Checked, parsed: PgFilter | None, page_size: int
+) -> list[PgPlannedPath]:
+    """Every order costed from the plan of its page 1 (one round trip for the catalog,
+    one for the plans, one for the rows of the filter's terms on an index's columns)."""
+    usable = [q for _, q, _ in queries if q is not None]
+    catalog = _catalog(session, table)
+    statements: list[tuple[str, Any]] = [
+        ("SELECT pg_catalog.set_config(%(n)s, %(v)s, true)", {"n": n, "v": v})
+        for n, v in PAGE_SETTINGS.items()
+    ]
+    first = usable[0]
+    match_sql = f"SELECT 1 FROM {table.qualified}"
+    if first.filter_sql:
+        match_sql += f" WHERE {first.filter_sql}"
+    statements.append(("EXPLAIN (FORMAT JSON) " + match_sql, first.filter_params()))
+    for query in usable:
+        sql, sql_params, _ = page_statement(query, None, page_size + 1)
+        statements.append(("EXPLAIN (FORMAT JSON) " + sql, sql_params))
+    answers = session.queries(statements)[len(PAGE_SETTINGS) :]
+    matches = float(_document(answers[0])["Plan"].get("Plan Rows", 0))
+    plans = {id(q): _document(a)["Plan"] for q, a in zip(usable, answers[1:], strict=True)}
+    rows_by_index = _rows_by_index(session, table, parsed, first, plans.values())
+    pages = max(1, math.ceil(matches / page_size))
+    planned: list[PgPlannedPath] = []
+    for order, checked, why in queries:
+        if checked is None:
+            planned.append(PgPlannedPath(order.name, order.index, order, False, why))
+            continue
+        plan = plans[id(checked)]
+        try:
+            found = estimate(plan, catalog, rows_by_index.get, _seeks(order))
+        except RecursionError:  # a plan nested deeper than Python's stack: not a crash
+            why = "its plan is nested too deeply to estimate"
+            planned.append(PgPlannedPath(order.name, order.index, order, False, why))
+            continue
+        planned.append(_planned(order, plan, found, pages, matches, catalog, page_size))
+    return planned
 
 
 def _rows_by_index(
