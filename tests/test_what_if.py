@@ -445,3 +445,18 @@ def test_scaled_copies_are_each_paged_as_entries_of_their_own(
     assert high == pytest.approx(truth.read_units, rel=TOLERANCE), (low, high, truth)
     assert what_if.pages.high is not None
     assert abs(what_if.pages.high - truth.pages) <= 1, (what_if.pages, truth.pages)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"S": "order#7"}, {"S": ""}, {"B": b"\x00\xff"}, {"N": "0"}, {"N": "-1.5E+120"},
+     {"N": "7E-130"}, {"N": "12345678901234567890123456789012345678"}],
+)  # fmt: skip
+def test_a_copys_own_key_is_its_own_and_sorts_just_after_the_original(value: dict) -> None:
+    from dynotui.dynamodb.what_if.evaluate import order_key
+    from dynotui.dynamodb.what_if.simulated_query import own_value
+
+    copies = [own_value(value, n) for n in (1, 2, 3)]
+    assert [next(iter(c)) for c in copies] == [next(iter(value))] * 3  # the type is kept
+    keys = [order_key(value), *(order_key(c) for c in copies)]
+    assert keys == sorted(keys) and len(set(keys)) == 4

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from typing import Any
 
 from dynotui.core.exact_json import dumps as exact_dumps
@@ -73,7 +73,11 @@ def own_value(value: Mapping[str, Any], copy: int) -> dict[str, Any]:
         return {"S": f"{inner}\x00{copy}"}
     if kind == "B":
         return {"B": bytes(inner) + b"\x00" + str(copy).encode()}
-    return {"N": str(Decimal(inner) + Decimal(copy).scaleb(-30))}
+    number = Decimal(inner)
+    with localcontext() as exact:
+        exact.prec = 100  # far past the value's own digits: the sum is exact, never rounded
+        step = Decimal(copy).scaleb((number.adjusted() if number else 0) - 45)
+        return {"N": str(number + step)}
 
 
 @dataclass(frozen=True)
