@@ -59,10 +59,10 @@ def table_lines(plan: PgPlan) -> list[str]:
 def index_condition(planned: PgPlannedPath) -> str:
     if planned.reads_index is None:
         return "none (no index is read)"
-    on = f"on {visible(planned.reads_index)}"
+    index = visible(planned.reads_index)
     if planned.key_condition is None:
-        return f"none: {on} read from its start"
-    return f"{visible(planned.key_condition)} {on}"
+        return f"none: {index} read from its start"
+    return f"{visible(planned.key_condition)} on {index}"
 
 
 def detail_lines(planned: PgPlannedPath, plan: PgPlan) -> list[str]:

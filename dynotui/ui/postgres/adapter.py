@@ -318,7 +318,7 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
         if not isinstance(current, PostgresQuery):
             host.say("Open a table first: a plan costs each order that reads its filter.")
             return
-        screen = PgPlanScreen(self.connection, current, copy=host.copy)
+        screen = PgPlanScreen(self.connection, current, copy=host.copy, clock=host.read_clock())
 
         def answered(choice: tuple[str, ...] | None) -> None:
             plan = screen.plan

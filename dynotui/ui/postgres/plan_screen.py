@@ -12,6 +12,7 @@ same); every string in them is data, shown as text.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 
 from textual import on
@@ -43,7 +44,9 @@ class PgPlanDone(Message):
         self.outcome = outcome
 
 
-def plan_for(session: PgSession, current: PostgresQuery) -> PgPlan:
+def plan_for(
+    session: PgSession, current: PostgresQuery, clock: Callable[[], float] = time.perf_counter
+) -> PgPlan:
     """The plan of ``current``'s filter over its table's orders (its own order too)."""
     query = current.query
     return make_plan(
@@ -55,6 +58,7 @@ def plan_for(session: PgSession, current: PostgresQuery) -> PgPlan:
         page_size=query.page_size,
         asked=query.order,
         reverse=query.descending,
+        clock=clock,
     )
 
 
@@ -79,13 +83,14 @@ class PgPlanScreen(ModalScreen[PlanAnswer | None]):
         query: PostgresQuery,
         *,
         copy: Callable[[str, str], None],
-        make: Callable[[PgSession, PostgresQuery], PgPlan] = plan_for,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
+        """``clock``: the session's (what the plan's own seconds are timed by)."""
         super().__init__()
         self.session = session
         self.plan_query = query
         self.copy = copy
-        self.make = make
+        self.clock = clock
         self.plan: PgPlan | None = None
         self.marked: list[str] = []
 
@@ -106,8 +111,8 @@ class PgPlanScreen(ModalScreen[PlanAnswer | None]):
         box.styles.width = box.styles.height = "100%"
         self.query_one(".modal-title").styles.padding = (0, 0)
         self.query_one(DataTable).add_columns(*COLUMNS)
-        session, query, make = self.session, self.plan_query, self.make
-        run_in_background(self, lambda: make(session, query), PgPlanDone)
+        session, query, clock = self.session, self.plan_query, self.clock
+        run_in_background(self, lambda: plan_for(session, query, clock), PgPlanDone)
 
     @on(PgPlanDone)
     def _done(self, message: PgPlanDone) -> None:
