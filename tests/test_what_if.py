@@ -397,3 +397,66 @@ def test_a_budget_too_small_gives_ranges_and_says_so(client: Any, demo_table: st
     assert isinstance(body["what_if"]["pages"], dict)
     assert any("--max-read-units 20" in note for note in estimate.notes)
     json.dumps(body)  # one JSON object, all of it serializable
+
+
+# -- scaling a partial table sample: made-up copies are entries of their own ----------------
+
+
+@pytest.fixture(scope="module")
+def spread_table(client: Any) -> str:
+    """600 items in 30 partitions, every one of kind k and about 500 bytes: an index on
+    kind holds them all, and a Query on one partition sees 20 of them."""
+    name = "what-if-spread"
+    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
+    items = [
+        {"pk": f"p{n % 30:02d}", "sk": f"s{n:04d}", "kind": "k", "n": n, "pad": "z" * 450}
+        for n in range(600)
+    ]
+    write_items(client, name, items)
+    return name
+
+
+def test_scaled_copies_are_each_paged_as_entries_of_their_own(
+    client: Any, spread_table: str, table_name: Callable[[str], str]
+) -> None:
+    """A table sample cut short is scaled by copies of the items it read. Copies that kept
+    their originals' keys were one entry to the simulated index: a page ending on one
+    copy went on after the last of them, and the copies between were never read, so the
+    scaled figures fell short of the real index's."""
+    spec = from_expressions(
+        spread_table,
+        key_condition="pk = :p",
+        filter="kind = :k",
+        values=values(p={"S": "p03"}, k={"S": "k"}),
+        page_size=7,
+    )
+    index = ImaginedIndex("kind", "n", projection="ALL")
+    estimate = run_what_if(client, spec, index, max_read_units=20)
+    assert not estimate.sample.complete  # scaled: the sample is part of the table
+    assert any("Scan sample of" in note for note in estimate.notes), estimate.notes
+    truth = build_real_index(
+        client, estimate, spec, table_name("copy"), _scan_all(client, spread_table)
+    )
+    what_if = estimate.what_if
+    low, high = what_if.read_units.low, what_if.read_units.high
+    assert high is not None
+    # The whole table is of kind k: the real index's drain lies at the top of the range.
+    assert low <= truth.read_units * (1 + TOLERANCE), (low, high, truth)
+    assert high == pytest.approx(truth.read_units, rel=TOLERANCE), (low, high, truth)
+    assert what_if.pages.high is not None
+    assert abs(what_if.pages.high - truth.pages) <= 1, (what_if.pages, truth.pages)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"S": "order#7"}, {"S": ""}, {"B": b"\x00\xff"}, {"N": "0"}, {"N": "-1.5E+120"},
+     {"N": "7E-130"}, {"N": "12345678901234567890123456789012345678"}],
+)  # fmt: skip
+def test_a_copys_own_key_is_its_own_and_sorts_just_after_the_original(value: dict) -> None:
+    from dynotui.dynamodb.what_if.evaluate import order_key
+    from dynotui.dynamodb.what_if.simulated_query import own_value
+
+    copies = [own_value(value, n) for n in (1, 2, 3)]
+    assert [next(iter(c)) for c in copies] == [next(iter(value))] * 3  # the type is kept
+    keys = [order_key(value), *(order_key(c) for c in copies)]
+    assert keys == sorted(keys) and len(set(keys)) == 4

@@ -20,6 +20,7 @@ from dynotui.cli.options import HelpFormatter, add_connection_options, connectio
 from dynotui.cli.output import write_line
 from dynotui.cli.page_lines import spec_from_args
 from dynotui.cli.pages_cmd import add_query_options
+from dynotui.cli.postgres_options import add_postgres_options, wants_postgres
 from dynotui.cli.price_options import add_price_options, prices_from_args
 from dynotui.core.errors import InputError
 from dynotui.dynamodb.spec import (
@@ -63,7 +64,9 @@ def register(sub: Any, help_text: str) -> None:
             "p99), money per million page views and drain time, each figure marked "
             "estimated or measured; paths that cannot serve say why; the cheapest is named. "
             "It reads at most --max-read-units (bounded reads of the paths, cheapest first) "
-            "and never Scans the table unless no Query serves; its own cost is printed."
+            "and never Scans the table unless no Query serves; its own cost is printed. "
+            "With --postgres: a --where filter's matches read in each order of the table, "
+            "costed in buffers by the server's planner (EXPLAIN, never run)."
         ),
     )
     add_query_options(parser)
@@ -74,7 +77,12 @@ def register(sub: Any, help_text: str) -> None:
         type=count,
         help=f"1 to {PAGE_SIZE_MAX} (default {DEFAULT_PAGE_SIZE})",
     )
-    paging.add_argument("--mode", choices=("raw", "fill"), help="raw or fill (default raw)")
+    paging.add_argument(
+        "--mode",
+        choices=("raw", "fill", "keyset"),
+        default=None,
+        help="DynamoDB: raw (default) or fill, as in 'dynotui pages'; PostgreSQL: keyset",
+    )
     paging.add_argument(
         "--max-rounds",
         type=count,
@@ -116,6 +124,7 @@ def register(sub: Any, help_text: str) -> None:
     )
     planning.add_argument("--json", action="store_true", help="one JSON object")
     add_price_options(parser)
+    add_postgres_options(parser)
     add_connection_options(parser)
     parser.set_defaults(run=run)
 
@@ -156,6 +165,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from dynotui.dynamodb.plan.words import plan_text
     from dynotui.dynamodb.schema import parse_schema
 
+    if wants_postgres(args):
+        from dynotui.cli.plan_postgres import run_postgres
+
+        return run_postgres(args, out, float(DEFAULT_MAX_READ_UNITS))
+    if args.mode == "keyset":
+        raise InputError("--mode keyset is for --postgres; DynamoDB pages raw or fill")
     check_args(args)
     if args.patterns is not None:
         from dynotui.cli.plan_patterns import run_patterns

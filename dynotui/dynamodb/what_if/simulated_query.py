@@ -9,13 +9,14 @@ module only turns index entries into ``QueryFigures``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal, localcontext
 from typing import Any
 
 from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.core.pager import Pager
-from dynotui.dynamodb.condition import Tree
+from dynotui.dynamodb.condition import Tree, tested_names
 from dynotui.dynamodb.dynamo_json import Item, plain, value_from_wire
 from dynotui.dynamodb.expressions import substitute
 from dynotui.dynamodb.schema import TableSchema
@@ -41,17 +42,42 @@ def readable(text: str | None, names: dict[str, str], values: dict[str, Any]) ->
     return substitute(text, names, shown)
 
 
-def cycled(entries: Sequence[Entry], count: int) -> list[Entry]:
-    """``count`` entries made of ``entries`` repeated (copies with keys of their own)."""
+def cycled(entries: Sequence[Entry], count: int, own_key: str | None = None) -> list[Entry]:
+    """``count`` entries made of ``entries`` repeated, each copy with a key of its own:
+    attribute ``own_key`` (a table key) of the n-th copy of an item carries ``n`` after its
+    value, so no two entries share their keys. Copies that kept the original's keys were
+    one entry to the simulated index: a page ending on a copy went on after the last of
+    them (the copies between never read), and pages ending on copies of one item ended
+    at one boundary (the pager's repeated-boundary refusal)."""
     out: list[Entry] = []
     for n in range(count):
         entry = entries[n % len(entries)]
-        if n < len(entries):
+        copy = n // len(entries)
+        if copy == 0:
             out.append(entry)
-        else:  # a copy: new value objects, so the simulated index tells copies apart
-            projected = {k: dict(v) for k, v in entry.projected.items()}
-            out.append(Entry(entry.item, projected, entry.size))
+            continue
+        item = dict(entry.item)
+        projected = {k: dict(v) for k, v in entry.projected.items()}
+        if own_key is not None and own_key in item:
+            item[own_key] = projected[own_key] = own_value(item[own_key], copy)
+        out.append(Entry(item, projected, entry.size))  # billed as the original is
     return out
+
+
+def own_value(value: Mapping[str, Any], copy: int) -> dict[str, Any]:
+    """A key value just after ``value`` in its type's order, told apart by ``copy``: a
+    string or binary value with a NUL and the copy's number after it (a range or a
+    begins_with that holds for the original holds for it), a number a tiny fraction more."""
+    ((kind, inner),) = value.items()
+    if kind == "S":
+        return {"S": f"{inner}\x00{copy}"}
+    if kind == "B":
+        return {"B": bytes(inner) + b"\x00" + str(copy).encode()}
+    number = Decimal(inner)
+    with localcontext() as exact:
+        exact.prec = 100  # far past the value's own digits: the sum is exact, never rounded
+        step = Decimal(copy).scaleb((number.adjusted() if number else 0) - 45)
+        return {"N": str(number + step)}
 
 
 @dataclass(frozen=True)
@@ -148,6 +174,19 @@ class IndexSimulation:
             },
         )
 
+    def copies_key(self) -> str | None:
+        """The table key a made-up copy gets a value of its own in: one the rewritten query
+        does not test, else the table's sort key (a range or begins_with on it still holds
+        for a copy as for its original; an equality on every table key is one item, which
+        a copy of is a copy of it either way). Never an index key: a copy sorts with its
+        original."""
+        tested = tested_names(self.rewritten.key) | tested_names(self.rewritten.filter)
+        index_keys = {self.index.partition_key, self.index.sort_key}
+        keys = [k for k in reversed(self.schema.table_key_names) if k not in index_keys]
+        untested = [k for k in keys if k not in tested]
+        chosen = untested or keys
+        return chosen[0] if chosen else None
+
     def scaled(
         self,
         read_set: Sequence[Entry],
@@ -171,8 +210,11 @@ class IndexSimulation:
         low_share, high_share = wilson(len(scaled), sampled)
         low_count = max(len(scaled), math.floor(low_share * total))
         high_count = max(low_count, math.ceil(high_share * total))
-        low = self.simulate(base + cycled(scaled, low_count), spec2, schema2, Figure.exact)
-        high = self.simulate(base + cycled(scaled, high_count), spec2, schema2, Figure.exact)
+        own_key = self.copies_key()
+        low = self.simulate(base + cycled(scaled, low_count, own_key), spec2, schema2, Figure.exact)
+        high = self.simulate(
+            base + cycled(scaled, high_count, own_key), spec2, schema2, Figure.exact
+        )
         return between(low, high)
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from dynotui.core.errors import FieldError, InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
@@ -21,11 +23,14 @@ from dynotui.postgres.schema import PgTable, PgTableRef, describe_table, table_r
 from dynotui.postgres.source import PgBoundary, PgRow, PgSource
 from dynotui.postgres.sql import PgQuery
 from dynotui.report.model import Report
-from dynotui.ui.actions import GENERIC, Action, reworded
+from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
 from dynotui.ui.adapter import Adapter, Answer, CursorStart, NewStack, Shown, Side
 from dynotui.ui.host import Counted, Host
 from dynotui.ui.postgres.query import PostgresQuery
 from dynotui.ui.query import Query
+
+if TYPE_CHECKING:
+    from dynotui.postgres.plan.planner import PgPlan  # loaded when a plan is first made
 
 CUSTOM = "\0custom"
 CLOSE_WAIT = 2.0  # q waits at most this long for a cancel request to reach the server
@@ -44,7 +49,15 @@ WORDS = {
     "copy_page": ("Copy page", "Copy the page as JSON lines"),
     "copy_start_key": ("Copy boundary", "Copy this page's boundary (its sort values) as JSON"),
 }
-ACTIONS = reworded(GENERIC, WORDS)
+PLAN = Action(
+    "A",
+    "db('plan')",
+    "Plan: every order",
+    "This filter's matches read in each order of the table, costed by the planner (EXPLAIN, "
+    "nothing run): buffers a page and a drain, the cheapest starred; Enter opens one, two "
+    "marked open in compare",
+)
+ACTIONS = with_extra(reworded(GENERIC, WORDS), "count", [PLAN])
 
 
 # The adapter's boundaries, rows and costs: those of its one kind of query.
@@ -84,6 +97,7 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
         self.initial_table = table
         self.initial_note = note
         self._side: PgSession | None = None
+        self.latest_plan: PgPlan | None = None  # the report carries it
 
     # -- the adapter protocol ---------------------------------------------------------------
 
@@ -221,9 +235,14 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
     def report(self, pagers: Sequence[PgPager], ledger: SessionLedger, code_page: int) -> Report:
         from dynotui.postgres.report import postgres_report  # only when a report is asked for
 
-        return postgres_report(
+        report = postgres_report(
             pagers, uri=redacted(self.options.uri), ledger=ledger, code_page=code_page
         )
+        if self.latest_plan is None:
+            return report
+        from dynotui.postgres.plan.report_section import plan_section
+
+        return replace(report, tables=(*report.tables, plan_section(self.latest_plan)))
 
     def code_target(self) -> object:
         return redacted(self.options.uri)
@@ -287,6 +306,35 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
             opened,
             lambda error: host.fail(error, "History"),
         )
+
+    def run(self, action: str, host: Host, shown: PgShown, answer: PgAnswer) -> None:
+        if action == "plan":
+            self._plan(host, shown, answer)
+
+    def _plan(self, host: Host, shown: PgShown, answer: PgAnswer) -> None:
+        from dynotui.ui.postgres.plan_screen import PgPlanScreen
+
+        current = shown.query
+        if not isinstance(current, PostgresQuery):
+            host.say("Open a table first: a plan costs each order that reads its filter.")
+            return
+        screen = PgPlanScreen(self.connection, current, copy=host.copy, clock=host.read_clock())
+
+        def answered(choice: tuple[str, ...] | None) -> None:
+            plan = screen.plan
+            if plan is not None:
+                self.latest_plan = plan  # for the report
+            if choice is None or plan is None:
+                return
+            opened = [
+                current.with_(order=plan.path(name).order, mode="keyset") for name in choice[1:]
+            ]
+            note = "Plan order {}: its pages are measured as you read them"
+            answer(NewStack(opened[0], note=note.format(choice[1])))
+            if choice[0] == "compare" and len(opened) == 2:
+                host.compare(opened[1])
+
+        host.ask(screen, answered)
 
     def close(self) -> None:
         """Cancel what runs on the server, so it does not run on until statement_timeout:
