@@ -33,7 +33,7 @@ def check_flags(args: argparse.Namespace, default_read_units: float) -> None:
     given = [flag for name, unset, flag in PLAN_DYNAMODB_FLAGS if getattr(args, name) != unset]
     if args.max_read_units != default_read_units:
         given.append("--max-read-units")
-    if args.max_rounds != DEFAULT_MAX_ROUNDS:
+    if args.max_rounds not in (None, DEFAULT_MAX_ROUNDS):  # None: not given
         given.append("--max-rounds")
     if args.mode in ("raw", "fill"):
         given.append(f"--mode {args.mode}")
@@ -46,6 +46,7 @@ def check_flags(args: argparse.Namespace, default_read_units: float) -> None:
 
 def run_postgres(args: argparse.Namespace, out: TextIO, default_read_units: float) -> int:
     from dynotui.cli.postgres_options import connect_from_args
+    from dynotui.dynamodb.spec import DEFAULT_PAGE_SIZE  # the page size pages takes too
     from dynotui.postgres.plan.planner import CountingSession, make_plan
     from dynotui.postgres.plan.words import plan_text
     from dynotui.postgres.schema import describe_table
@@ -69,7 +70,7 @@ def run_postgres(args: argparse.Namespace, out: TextIO, default_read_units: floa
             where=args.where,
             params=params,
             projection=columns,
-            page_size=args.page_size,
+            page_size=DEFAULT_PAGE_SIZE if args.page_size is None else args.page_size,
             asked=asked,
             reverse=bool(args.reverse),
             calls=counting.calls,  # describing the table
