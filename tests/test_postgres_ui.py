@@ -157,7 +157,9 @@ async def test_copy_code_count_and_cursor(app: PagerApp, pg_admin: Any) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = app.main_view
-        await pilot.press("n", "y")
+        await pilot.press("n")
+        await settle(pilot)  # y copies the row highlighted when pressed: page 2's, once shown
+        await pilot.press("y")
         await settle(pilot)
         copied = json.loads(app.share.system_copy.texts[-1])  # type: ignore[attr-defined]
         assert copied == dict(view.state.pager.current.items[0])
