@@ -13,11 +13,11 @@ from dataclasses import replace
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label
 
 from dynotui.core.errors import FieldError, InputError
 from dynotui.dynamodb.connection import ConnectionOptions, check_endpoint, check_region
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 FIELDS = (
@@ -31,7 +31,7 @@ FIELDS = (
 InForce = dict[str, tuple[str, str]]
 
 
-class ConnectionScreen(ModalScreen[ConnectionOptions | None]):
+class ConnectionScreen(Dialog[ConnectionOptions | None]):
     """Dismisses with new options; the app makes the client, checks it answers, and
     keeps every stack."""
 

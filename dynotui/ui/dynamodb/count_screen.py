@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from dynotui.core.cancel import CancelToken
@@ -20,6 +19,7 @@ from dynotui.core.figures_text import plural
 from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count
 from dynotui.ui.background import Failed, Outcome, run_in_background
 from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 from dynotui.ui.widgets.segment_map import SegmentMap
 
@@ -112,7 +112,7 @@ class CountDone(Message):
         self.outcome = outcome
 
 
-class CountScreen(ModalScreen[CountResult | None]):
+class CountScreen(Dialog[CountResult | None]):
     BINDINGS = [
         Binding("escape", "stop_or_close", "Stop / close"),
         Binding("ctrl+s,enter", "run", "Count"),

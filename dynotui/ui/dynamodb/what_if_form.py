@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Switch
 
 from dynotui.core.errors import InputError
@@ -24,6 +23,7 @@ from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.dynamodb.what_if.estimate import DEFAULT_MAX_READ_UNITS
 from dynotui.dynamodb.what_if.rewrite import PROJECTIONS, ImaginedIndex, rewrite
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 # The estimator's refusals name the command's flags; the form names its fields.
@@ -57,7 +57,7 @@ def _shown(name: str | None) -> str:
     return name if name and visible(name) == name else ""
 
 
-class WhatIfForm(ModalScreen[WhatIfAsk | None]):
+class WhatIfForm(Dialog[WhatIfAsk | None]):
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel"),
         Binding("ctrl+s", "run", "Estimate"),

@@ -20,7 +20,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, ProgressBar, RadioButton, RadioSet, Static
 
 from dynotui.core.cancel import CancelToken
@@ -42,6 +41,7 @@ from dynotui.core.export_file import (
 from dynotui.core.figures_text import plural
 from dynotui.core.page import Page, PageSummary
 from dynotui.ui.host import Host
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 SCOPES: tuple[Scope, ...] = ("page", "stack", "query")
@@ -110,7 +110,7 @@ class ExportStep(Message):
         self.step = step
 
 
-class ExportItemsScreen(ModalScreen[ExportResult | None]):
+class ExportItemsScreen(Dialog[ExportResult | None]):
     BINDINGS = [
         Binding("escape", "stop_or_close", "Stop / close"),
         Binding("ctrl+s", "run", "Export"),

@@ -8,11 +8,11 @@ from collections.abc import Callable, Sequence
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label
 
 from dynotui.core.pager import Pager
 from dynotui.core.walk import forecast_walk, walk_text
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain_lines
 
 MAX_PAGE = 1_000_000
@@ -24,7 +24,7 @@ def page_number(text: str) -> int | None:
     return int(text) if text.isdigit() and 1 <= int(text) <= MAX_PAGE else None
 
 
-class JumpScreen(ModalScreen[int | None]):
+class JumpScreen(Dialog[int | None]):
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
 
     def __init__(
