@@ -117,6 +117,11 @@ def run_resume(args: argparse.Namespace) -> int:
         from dynotui.postgres import history_entry as pg_history
         from dynotui.postgres.connection import PgOptions, connect
 
+        if pg_history.read_on_demo(entry):  # its server went with that demo: a new one
+            from dynotui.cli import pg_demo_cmd
+
+            return pg_demo_cmd.resume(args, entry)
+
         pg_options = PgOptions(
             uri=pg_history.reopen(entry).conninfo or None,
             trust_database_code=trusts_database_code(args),
