@@ -409,10 +409,14 @@ def test_a_directory_or_unreadable_secret_file(tmp_path: Path, monkeypatch) -> N
     other = tmp_path / "other"
     load_secrets({}, other)
 
-    def denied(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied")
+    opened = os.open
 
-    monkeypatch.setattr(Path, "read_bytes", denied)
+    def denied(path: Any, flags: int, *args: Any) -> int:
+        if Path(path) == secret_file(other):  # root reads whatever its mode: refused here
+            raise PermissionError(13, "Permission denied")
+        return opened(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", denied)
     with pytest.raises(InputError, match="cannot be read"):
         load_secrets({}, other)
 
