@@ -18,6 +18,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NO_BLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -107,6 +108,21 @@ def _check(info: os.stat_result, max_bytes: int, private: bool) -> None:
         )
 
 
+def open_checked(
+    path: Path | str, max_bytes: int, *, follow_links: bool = True, private: bool = False
+) -> BinaryIO:
+    """The regular file at ``path`` open for reading, checked as ``read_bounded`` says
+    (its size at most ``max_bytes`` when opened), or Unreadable: for a file read in
+    parts (an export's data file, hashed as it streams)."""
+    descriptor = _open(Path(path), follow_links)
+    try:
+        _check(os.fstat(descriptor), max_bytes, private)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return os.fdopen(descriptor, "rb")
+
+
 def read_bounded(
     path: Path | str, max_bytes: int, *, follow_links: bool = True, private: bool = False
 ) -> bytes:
@@ -114,13 +130,7 @@ def read_bounded(
     Unreadable. ``follow_links=False`` refuses a symbolic link at ``path``; ``private``
     asks for a file of the user's own that no one else may read or write (a secret, the
     history); otherwise the file must be the user's or root's, and not writable by all."""
-    descriptor = _open(Path(path), follow_links)
-    try:
-        _check(os.fstat(descriptor), max_bytes, private)
-    except BaseException:
-        os.close(descriptor)
-        raise
-    with os.fdopen(descriptor, "rb") as file:
+    with open_checked(path, max_bytes, follow_links=follow_links, private=private) as file:
         try:
             data = file.read(max_bytes + 1)
         except OSError as exc:

@@ -3,17 +3,21 @@ relation of lines (``doc``), and how many bytes reading them costs."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import re
 import threading
 from typing import Any
 
+from dynotui.core.bounded_file import Unreadable, open_checked
 from dynotui.core.errors import InputError, ServiceError
 from dynotui.table_export.engine import Engine, resolve_s3_access
 from dynotui.table_export.manifest import (
     MAX_MANIFEST_BYTES,
     Export,
     Location,
+    inside,
     parse_location,
     read_export,
     read_local,
@@ -22,7 +26,14 @@ from dynotui.table_export.predicate import REFUSAL
 
 # Every line of every data file, as JSON. The file list is a bound parameter.
 LINES = "(SELECT json AS doc FROM read_ndjson_objects($files, compression = 'gzip'))"
+# The same, with the data file each line is in (to name it when a line is refused).
+LINES_WITH_FILE = (
+    "(SELECT json AS doc, filename FROM read_ndjson_objects($files, compression = 'gzip', "
+    "filename = true))"
+)
 ITEM = "json_type(doc, '/Item') = 'OBJECT'"
+# A data file of an export is gzip of at most a few GB (DynamoDB splits larger ones).
+MAX_DATA_FILE_BYTES = 64 * 2**30
 
 
 def duckdb_error(exc: BaseException, what: str) -> Exception:
@@ -64,17 +75,20 @@ class OpenExport:
         if self.location.s3:
             self.engine.use_s3(resolve_s3_access(profile, region))
         self.export: Export = read_export(self.location, self._read)
+        self._checked = False  # the data files' MD5s, checked before their first read
         if not self.location.s3:
-            missing = [f.url for f in self.export.files if not os.path.isfile(f.url)]
+            missing = [f.url for f in self.export.files if not os.path.lexists(f.url)]
             if missing:
                 raise InputError(
                     f"the export lists {len(missing)} data file(s) that are not there, e.g. "
                     f"{missing[0]}: an incomplete copy"
                 )
+            for file in self.export.files:
+                inside(file.url, self.location.root)
 
     def _read(self, url: str) -> str:
         if not self.location.s3:
-            return read_local(url)
+            return read_local(url, self.location.root)
         try:
             row = self.engine.execute(
                 "SELECT content, size FROM read_text($url)", {"url": url}
@@ -107,12 +121,47 @@ class OpenExport:
         return int(row[0] or 0) if row else 0
 
     def query(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
-        """``sql`` over the export's lines (``LINES``)."""
-        try:
-            with self.lock:
+        """``sql`` over the export's lines (``LINES``), once each data file's MD5 is the
+        manifest's."""
+        with self.lock:
+            self.check_files()
+            try:
                 return list(self.engine.execute(sql, self.parameters(parameters)).fetchall())
-        except Exception as exc:
-            raise duckdb_error(exc, "the export's data") from None
+            except Exception as exc:
+                raise duckdb_error(exc, "the export's data") from None
+
+    def check_files(self) -> None:
+        """Each data file's MD5 against md5Checksum in the manifest (a flipped bit shows
+        here, not only when it breaks the JSON), once, before the data is first read."""
+        if self._checked:
+            return
+        for file in self.export.files:
+            digest = self._md5(file.url)
+            if digest != file.md5:
+                raise InputError(
+                    f"the data file {file.url} is not the one the manifest lists: its MD5 is "
+                    f"{base64.b64encode(digest).decode()}, md5Checksum says "
+                    f"{base64.b64encode(file.md5).decode()} (altered, or cut short in a copy)"
+                )
+        self._checked = True
+
+    def _md5(self, url: str) -> bytes:
+        if self.location.s3:  # one file at a time: its bytes are fetched once more
+            try:
+                row = self.engine.execute(
+                    "SELECT md5(content) FROM read_blob($url)", {"url": url}
+                ).fetchone()
+            except Exception as exc:
+                raise duckdb_error(exc, url) from None
+            return bytes.fromhex(str(row[0])) if row else b""
+        digest = hashlib.md5()
+        try:
+            with open_checked(url, MAX_DATA_FILE_BYTES) as data:
+                while chunk := data.read(1 << 20):
+                    digest.update(chunk)
+        except Unreadable as exc:
+            raise InputError(f"the data file {url} {exc.problem}") from None
+        return digest.digest()
 
     def check_lines(self, lines: int, items: int) -> None:
         """Every row or a refusal: the data must hold what the manifests list."""
