@@ -193,3 +193,26 @@ def test_a_flipped_bit_on_s3_is_caught_too(tmp_path: Path) -> None:
         )
     one_line(result, "is not the one the manifest lists")
     assert "0000abcdEXAMPLE0.json.gz" in result.stderr
+
+
+@pytest.mark.parametrize("mib", [9, 20, 64])
+def test_a_line_longer_than_any_item_is_refused_cheaply(tmp_path: Path, mib: int) -> None:
+    """Issue 40, item 19: a DynamoDB item is at most 400 KB; a line of 9 or 20 MiB was read
+    and paged with exit 0 (a 20 MiB one at 340 MB of memory), 64 MiB refused only by
+    DuckDB's own buffer. Now each stops at its line, in one line naming its file."""
+    items = [dict(item) for item in ITEMS]
+    items[4]["big"] = {"S": "a" * (mib * 2**20)}  # about 70 KB of gzip for 64 MiB
+    folder = write_export(tmp_path, items, table="t")
+    result = pages(folder, "--key-schema", "pk:S,sk:N")
+    one_line(result, "is longer than 8 MiB: no DynamoDB item is (at most 400 KB)")
+    assert "data/0001abcdEXAMPLE1.json.gz" in result.stderr
+    count = run_in_process(["count", "--from-export", str(folder)], env=ENV)
+    one_line(count, "is longer than 8 MiB")
+
+
+def test_duckdb_memory_is_capped(tmp_path: Path) -> None:
+    from dynotui.table_export.engine import Engine
+
+    with Engine() as engine:
+        ((limit,),) = engine.execute("SELECT current_setting('memory_limit')").fetchall()
+    assert limit == "1.8 GiB", limit  # 2 GB, as DuckDB says it

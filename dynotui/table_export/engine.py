@@ -54,12 +54,17 @@ CREATE OR REPLACE TEMP MACRO dyn_nkey(t) AS (
 );
 """
 
+MEMORY_LIMIT = "2GB"
 SETTINGS: Mapping[str, Any] = {
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
     "allow_community_extensions": False,
     "allow_unsigned_extensions": False,
     "default_collation": "",  # strings compare by their UTF-8 bytes, as DynamoDB's do
+    # DuckDB's default is 80% of the machine's memory: what an export holds beyond this
+    # spills to the private temporary folder instead (a hostile line is refused long
+    # before: reading.MAX_LINE_BYTES).
+    "memory_limit": MEMORY_LIMIT,
 }
 
 

@@ -24,13 +24,26 @@ from dynotui.table_export.manifest import (
 )
 from dynotui.table_export.predicate import REFUSAL
 
-# Every line of every data file, as JSON. The file list is a bound parameter.
-LINES = "(SELECT json AS doc FROM read_ndjson_objects($files, compression = 'gzip'))"
-# The same, with the data file each line is in (to name it when a line is refused).
-LINES_WITH_FILE = (
-    "(SELECT json AS doc, filename FROM read_ndjson_objects($files, compression = 'gzip', "
-    "filename = true))"
+# A DynamoDB item is at most 400 KB (names and values as UTF-8); as a line of DynamoDB
+# JSON it may be several times that (each byte of a string escaped as \u0001 is six, an
+# empty string in a list nine), never 8 MiB. DuckDB's maximum_object_size bounds the
+# buffer a line is read into (lines of up to about twice it pass): each line's length is
+# checked too, and a longer one stops the statement at once, with its file named.
+MAX_LINE_BYTES = 8 * 2**20
+TOO_LONG = "a line of the data file"
+_READ = (
+    "read_ndjson_objects($files, compression = 'gzip', "
+    f"maximum_object_size = {MAX_LINE_BYTES}, filename = true)"
 )
+_CHECKED = (
+    f"CASE WHEN strlen(CAST(json AS VARCHAR)) > {MAX_LINE_BYTES} THEN "
+    f"error('{TOO_LONG} ' || filename || ' is longer than {MAX_LINE_BYTES // 2**20} MiB: no "
+    "DynamoDB item is (at most 400 KB); not an export of a DynamoDB table') ELSE json END"
+)
+# Every line of every data file, as JSON. The file list is a bound parameter.
+LINES = f"(SELECT {_CHECKED} AS doc FROM {_READ})"
+# The same, with the data file each line is in (to name it when a line is refused).
+LINES_WITH_FILE = f"(SELECT {_CHECKED} AS doc, filename FROM {_READ})"
 ITEM = "json_type(doc, '/Item') = 'OBJECT'"
 # A data file of an export is gzip of at most a few GB (DynamoDB splits larger ones).
 MAX_DATA_FILE_BYTES = 64 * 2**30
@@ -43,6 +56,15 @@ def duckdb_error(exc: BaseException, what: str) -> Exception:
     refused = text.find(REFUSAL)
     if refused >= 0:  # a refusal the predicate raises for the row that needs it
         return InputError(text[refused:])
+    too_long = text.find(TOO_LONG)
+    if too_long >= 0:  # the line-length check of LINES
+        return InputError(text[too_long:])
+    too_big = re.search(r'"maximum_object_size" of \d+ bytes exceeded .* file "([^"]*)"', text)
+    if too_big:
+        return InputError(
+            f"{TOO_LONG} {too_big.group(1)} is longer than {MAX_LINE_BYTES // 2**20} MiB: no "
+            "DynamoDB item is (at most 400 KB); not an export of a DynamoDB table"
+        )
     if type(exc).__name__ == "HTTPException":
         status = re.search(r": ([1-5][0-9][0-9]) \(", text)
         code = status.group(1) if status else None
