@@ -94,19 +94,27 @@ class OpenExport:
         # One DuckDB connection: sources that share it (two orders compared) and a count
         # take turns, whatever thread reads.
         self.lock = threading.RLock()
-        if self.location.s3:
-            self.engine.use_s3(resolve_s3_access(profile, region))
-        self.export: Export = read_export(self.location, self._read)
         self._checked = False  # the data files' MD5s, checked before their first read
-        if not self.location.s3:
-            missing = [f.url for f in self.export.files if not os.path.lexists(f.url)]
-            if missing:
-                raise InputError(
-                    f"the export lists {len(missing)} data file(s) that are not there, e.g. "
-                    f"{missing[0]}: an incomplete copy"
-                )
-            for file in self.export.files:
-                inside(file.url, self.location.root)
+        try:
+            if self.location.s3:
+                self.engine.use_s3(resolve_s3_access(profile, region))
+            self.export: Export = read_export(self.location, self._read)
+            if not self.location.s3:
+                self._check_local_files()
+        except BaseException:
+            if engine is None:  # refused: the engine made for it goes (its folder too)
+                self.engine.close()
+            raise
+
+    def _check_local_files(self) -> None:
+        missing = [f.url for f in self.export.files if not os.path.lexists(f.url)]
+        if missing:
+            raise InputError(
+                f"the export lists {len(missing)} data file(s) that are not there, e.g. "
+                f"{missing[0]}: an incomplete copy"
+            )
+        for file in self.export.files:
+            inside(file.url, self.location.root)
 
     def _read(self, url: str) -> str:
         if not self.location.s3:
