@@ -7,6 +7,7 @@ import signal
 import sys
 from typing import Any, TextIO
 
+from dynotui.cli.number_flags import whole
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.page_lines import spec_from_args
@@ -40,13 +41,13 @@ def register(sub: Any, help_text: str) -> None:
     group = parser.add_argument_group("counting")
     group.add_argument(
         "--segments",
-        type=int,
+        type=whole,
         default=1,
         help=f"a Scan in this many parallel segments (1 to {MAX_SEGMENTS})",
     )
     group.add_argument(
         "--max-calls",
-        type=int,
+        type=whole,
         help="stop after this many calls in all, over every segment (default: none)",
     )
     group.add_argument(

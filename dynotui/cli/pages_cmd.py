@@ -14,6 +14,7 @@ from dynotui.cli.export_options import (
     pg_shape,
 )
 from dynotui.cli.foreign_options import add_foreign_options, dynamo_start, starting_point
+from dynotui.cli.number_flags import seconds, whole
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.page_lines import (
     check_paging,
@@ -104,18 +105,18 @@ def add_statement_options(parser: argparse.ArgumentParser) -> None:
 def add_paging_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("paging")
     group.add_argument(
-        "--page-size", type=int, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
+        "--page-size", type=whole, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
     )
     group.add_argument(
         "--mode", choices=("raw", "fill", "keyset", "offset"), default=None, help=MODES_HELP
     )
     group.add_argument(
         "--max-rounds",
-        type=int,
+        type=whole,
         default=DEFAULT_MAX_ROUNDS,
         help=f"fill mode: calls per page at most (1 to {MAX_ROUNDS_LIMIT})",
     )
-    group.add_argument("--max-pages", type=int, help="stop after this many pages (default: all)")
+    group.add_argument("--max-pages", type=whole, help="stop after this many pages (default: all)")
     group.add_argument(
         "--starting-token",
         metavar="TOKEN",
@@ -124,7 +125,7 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
     add_foreign_options(group)
     group.add_argument(
         "--cursor-max-age",
-        type=float,
+        type=seconds,
         default=DEFAULT_MAX_AGE,
         metavar="SECONDS",
         help="tokens older than this are refused (1 to 604800)",

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Static
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import error_words
 from dynotui.core.figures_text import plural
+from dynotui.core.numbers import is_whole
 from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count
 from dynotui.ui.background import Failed, Outcome, run_in_background
 from dynotui.ui.dynamodb.query import DynamoQuery
@@ -175,7 +176,7 @@ class CountScreen(Dialog[CountResult | None]):
         segments = 1
         if self.count_query.spec.scan:
             text = self.query_one("#segments", Input).value.strip()
-            if not text.isdigit() or not 1 <= int(text) <= 64:
+            if not is_whole(text) or not 1 <= int(text) <= 64:
                 self.query_one("#count-error", Label).update("segments: a whole number, 1 to 64")
                 return
             segments = int(text)

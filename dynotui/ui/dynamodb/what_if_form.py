@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Label, Select, Switch
 
 from dynotui.core.errors import InputError
+from dynotui.core.numbers import decimal_number
 from dynotui.core.text import visible
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.spec import QuerySpec
@@ -194,8 +195,8 @@ class WhatIfForm(Dialog[WhatIfAsk | None]):
         rewrite(self.spec, index, self.schema)  # the query can use it, or why not
         text = self._value("budget")
         try:
-            budget = float(text)
-        except ValueError:
+            budget = float(decimal_number(text, "read units"))
+        except InputError:
             budget = math.nan
         if not math.isfinite(budget) or budget <= 0:
             raise InputError(f"read units: a number above 0, not {text!r}")
