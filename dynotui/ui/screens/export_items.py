@@ -8,6 +8,7 @@ shows, and how to read its pages fresh), and the core writes the file
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -202,7 +203,7 @@ class ExportItemsScreen(Dialog[ExportResult | None]):
             path = checked_path(self.query_one("#export-path", Input).value, fmt)
             if path.parent == job.folder:
                 make_folder(job.folder)
-            if path.exists():
+            if os.path.lexists(path):  # a dangling link too: nothing is written through it
                 raise InputError(f"path: {path} exists; name another file (nothing is replaced)")
         except InputError as exc:
             self._refuse(str(exc))
