@@ -37,6 +37,8 @@ DIALOGS = [
     ("i", "InspectCursorScreen"),
     ("v", "PasteCursorScreen"),
     ("W", "WhatIfForm"),
+    ("A", "PlanScreen"),
+    ("L", "EntitiesScreen"),
 ]
 
 

@@ -15,6 +15,7 @@ from dynotui.cli import tui_cmd
 from dynotui.cli.number_flags import whole
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.core.errors import InputError
+from dynotui.core.extras import missing
 
 LOOPBACK = "127.0.0.1"
 SERVE_OPTIONS = {"host", "port", "public_url"}  # the rest are the app's, passed on
@@ -105,10 +106,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from dynotui.ui.serve import TokenServer
     except ImportError:
-        raise InputError(
-            "dynotui serve needs textual-serve: install dynotui with its serve extra "
-            "(pipx install '.[serve]', or pip install 'dynotui[serve]')"
-        ) from None
+        raise InputError(missing("serve", "dynotui serve (textual-serve)")) from None
     from dynotui.cli.app_launch import read_ahead_pages
     from dynotui.cli.price_options import prices_from_args
 
