@@ -216,3 +216,23 @@ def test_duckdb_memory_is_capped(tmp_path: Path) -> None:
     with Engine() as engine:
         ((limit,),) = engine.execute("SELECT current_setting('memory_limit')").fetchall()
     assert limit == "1.8 GiB", limit  # 2 GB, as DuckDB says it
+
+
+def test_a_huge_manifest_on_s3_is_refused_by_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its size is asked first: the object is not read into memory to be measured."""
+    from export_layout import MotoS3, upload_export
+
+    from dynotui.core.errors import InputError
+    from dynotui.table_export import reading
+
+    with MotoS3() as s3:
+        storage = s3.client()
+        storage.create_bucket(Bucket="exports-bucket")
+        url = upload_export(storage, "exports-bucket", ITEMS, table="t", prefix="nightly")
+        for name, value in s3.env().items():
+            monkeypatch.setenv(name, value)
+        with reading.OpenExport(url) as opened:  # as it is: read
+            assert opened.export.item_count == 30
+        monkeypatch.setattr(reading, "MAX_MANIFEST_BYTES", 100)
+        with pytest.raises(InputError, match=r"manifest-summary\.json is larger than a manifest"):
+            reading.OpenExport(url)

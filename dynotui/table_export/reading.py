@@ -120,17 +120,22 @@ class OpenExport:
         if not self.location.s3:
             return read_local(url, self.location.root)
         try:
+            # Its size first (no content is fetched for it): a huge object is refused
+            # before a byte of it is read into memory.
+            sized = self.engine.execute("SELECT size FROM read_blob($url)", {"url": url})
+            size = (sized.fetchone() or (None,))[0]
+            if size is not None and size > MAX_MANIFEST_BYTES:
+                raise InputError(f"{url} is larger than a manifest can be")
             row = self.engine.execute(
-                "SELECT content, size FROM read_text($url)", {"url": url}
+                "SELECT content FROM read_text($url)", {"url": url}
             ).fetchone()
+        except InputError:
+            raise
         except Exception as exc:
             raise duckdb_error(exc, url) from None
         if row is None:  # pragma: no cover - read_text gives one row per file
             raise InputError(f"the export has no {url}")
-        content, size = row
-        if size is not None and size > MAX_MANIFEST_BYTES:
-            raise InputError(f"{url} is larger than a manifest can be")
-        return str(content)
+        return str(row[0])
 
     def parameters(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         return {**(extra or {}), "files": self.export.urls}
