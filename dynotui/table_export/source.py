@@ -19,18 +19,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dynotui.core import json_input
 from dynotui.core.advisor import NoAdvice
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError
 from dynotui.core.page import EndedBy, HasNext, Page
 from dynotui.dynamodb.condition import canonical
-from dynotui.dynamodb.dynamo_json import Item, from_wire, to_wire
+from dynotui.dynamodb.dynamo_json import MAX_NESTING, Item, from_wire, to_wire
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.source import start_key_from_json
 from dynotui.dynamodb.spec import QuerySpec
+from dynotui.table_export.key_check import check_items, problem_sql
 from dynotui.table_export.predicate import Params, pointer
 from dynotui.table_export.query import where
-from dynotui.table_export.reading import ITEM, LINES, OpenExport
+from dynotui.table_export.reading import ITEM, LINES_WITH_FILE, OpenExport
 
 _tables = iter(range(1, 1 << 62))
 _tables_lock = threading.Lock()
@@ -211,27 +213,41 @@ class ExportSource:
             name = f"export_query_{next(_tables)}"
         keys = self._key_sql(self.params)
         columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
-        if self.opened.export.files:
-            self.opened.query(
-                f"CREATE TEMP TABLE {name} AS SELECT {ITEM} AS is_item, "
-                f"coalesce({ITEM} AND {self.predicate}, false) AS keep, {columns}, "
-                f"doc FROM {LINES}",
-                self.params.values,
-            )
-            counts = self.opened.engine.execute(
-                f"SELECT count(*), count(*) FILTER (WHERE is_item) FROM {name}"
-            ).fetchone()
-            assert counts is not None
-            lines, items = int(counts[0]), int(counts[1])
+        names = ", ".join(f"k{i}" for i in range(len(keys)))
+        problem = problem_sql(self.schema, self.params)
+        try:
+            if self.opened.export.files:
+                # Each item's disagreement with the key schema (NULL: none), and its file.
+                self.opened.query(
+                    f"CREATE TEMP TABLE {name} AS SELECT is_item, keep, {names}, doc, problem, "
+                    "CASE WHEN problem IS NOT NULL THEN filename END AS file FROM ("
+                    f"SELECT {ITEM} AS is_item, coalesce({ITEM} AND {self.predicate}, false) "
+                    f"AS keep, {columns}, doc, CASE WHEN {ITEM} THEN {problem} END AS problem, "
+                    f"filename FROM {LINES_WITH_FILE})",
+                    self.params.values,
+                )
+                counts = self.opened.engine.execute(
+                    f"SELECT count(*), count(*) FILTER (WHERE is_item) FROM {name}"
+                ).fetchone()
+                assert counts is not None
+                lines, items = int(counts[0]), int(counts[1])
+            else:
+                self.opened.engine.execute(
+                    f"CREATE TEMP TABLE {name} (is_item BOOLEAN, keep BOOLEAN, "
+                    + "".join(f"k{i} VARCHAR, " for i in range(len(keys)))
+                    + "doc JSON, problem VARCHAR, file VARCHAR)"
+                )
+                lines = items = 0
+            self.opened.check_lines(lines, items)
+            table_keys = [
+                f"k{i}" for i, n in enumerate(self.key_names) if n in self.schema.table_key_names
+            ]
+            check_items(self.opened.engine, name, table_keys)
             self.opened.engine.execute(f"DELETE FROM {name} WHERE NOT keep")
-        else:
-            self.opened.engine.execute(
-                f"CREATE TEMP TABLE {name} (is_item BOOLEAN, keep BOOLEAN, "
-                + ", ".join(f"k{i} VARCHAR" for i in range(len(keys)))
-                + ", doc JSON)"
-            )
-            lines = items = 0
-        self.opened.check_lines(lines, items)
+        except BaseException:
+            # Refused or stopped: nothing of it is kept (the next read starts again).
+            self.opened.engine.execute(f"DROP TABLE IF EXISTS {name}")
+            raise
         self.table = name
         return items, self.opened.data_bytes()
 
@@ -263,8 +279,15 @@ class ExportSource:
 
     def _item(self, doc: str) -> Item:
         try:
-            line = json.loads(doc)
+            # DynamoDB nests at most MAX_NESTING lists or maps (two JSON levels each, in
+            # {"Item": {NAME: ...}}): deeper is no item, and no RecursionError here.
+            line = json_input.loads(doc, "an item of the export", max_depth=2 * MAX_NESTING + 3)
             item = from_wire(line["Item"], "an item of the export")
+        except json_input.TooDeep:
+            raise InputError(
+                f"an item of the export nests more than {MAX_NESTING} lists or maps, which "
+                "DynamoDB refuses: not an export of a DynamoDB table"
+            ) from None
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"an item of the export is not DynamoDB JSON: {exc}") from None
         return {name: value for name, value in item.items() if self.projected(name)}
