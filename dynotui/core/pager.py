@@ -156,6 +156,12 @@ class Pager(Generic[K, I, C]):
             total = summary.cost if total is None else total + summary.cost
         return total
 
+    def shown_so_far(self) -> int:
+        """Items shown over each page's latest fresh read: the matches read so far, each
+        once (the match fill mode reads past a page to know whether a next one exists is
+        the next page's first, not a match of its own; O(pages), as ``latest_reads``)."""
+        return sum(summary.shown for summary in self._summaries.values())
+
     @property
     def read_whole_result(self) -> bool:
         """Every page from the start of the result to its end has been read."""

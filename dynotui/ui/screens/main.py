@@ -24,6 +24,7 @@ from dynotui.ui.session import Session
 from dynotui.ui.widgets.compare_line import CompareLine
 from dynotui.ui.widgets.key_footer import KeyFooter
 from dynotui.ui.widgets.pager_view import PagerView, ViewEvents
+from dynotui.ui.widgets.sidebar import CostSidebar
 
 STACK_BELOW = 120  # below this many columns the two sides stack vertically
 TWO_ROWS = 35  # below this many lines, stacked sides would show too few rows: one at a time
@@ -123,6 +124,7 @@ class MainScreen(Screen[None]):
         self.set_class(False, "-compare")
         self.main_view.set_class(False, "compare-side")
         self.main_view.set_class(False, "-active")
+        self.main_view.query_one(CostSidebar).share_scale(None)
         self.active_id = "main-view"
         self._layout()
         self.main_view.results.focus()
@@ -218,3 +220,18 @@ class MainScreen(Screen[None]):
             single=self.has_class("-single"),
             active="right" if self.active_id == "right" else "left",
         )
+        self._share_chart_scale()
+
+    def _share_chart_scale(self) -> None:
+        """Both sides' cost per page on one scale (the extent of both charts' pages), so
+        bars of one height cost the same; out of compare, each chart on its own."""
+        series = [
+            [p.cost.headline or 0.0 for p in view.state.pager.series()]
+            for view in self.views
+            if view.state is not None
+        ]
+        values = [value for one in series for value in one]
+        both = self.comparing and len(series) == 2 and all(series)
+        scale = (min(values), max(values)) if both else None
+        for view in (self.main_view, self.right_view):
+            view.query_one(CostSidebar).share_scale(scale if view in self.views else None)

@@ -31,10 +31,9 @@ def _per_match(pager: Pager) -> float | None:
 
 def _matches(pager: Pager) -> str:
     """Matches over the pages read, each page once (its latest read): re-reads billed
-    again, but they are the same items."""
-    latest = pager.latest_reads()
-    count = latest.matched if latest is not None else 0
-    matches = plural(count, "match", "matches")
+    again, but they are the same items; items shown, so fill mode's look-ahead match is
+    counted once, on the page that shows it, as on the other side."""
+    matches = plural(pager.shown_so_far(), "match", "matches")
     return f"all {matches}" if pager.read_whole_result else f"{matches} so far"
 
 

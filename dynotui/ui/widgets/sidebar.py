@@ -21,7 +21,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.events import Resize
-from textual.widgets import Sparkline
 
 from dynotui.core.advisor import Finding
 from dynotui.core.figure_rows import (
@@ -38,6 +37,7 @@ from dynotui.core.money import PriceList
 from dynotui.core.page import Cost, PageSummary, Totals
 from dynotui.core.text import visible
 from dynotui.ui.widgets.safe_text import TextStatic
+from dynotui.ui.widgets.scaled_sparkline import ScaledSparkline
 from dynotui.ui.widgets.segment_map import SegmentMap
 from dynotui.ui.widgets.words import NEXT_PAGE, fitted
 
@@ -278,18 +278,27 @@ class CostSidebar(VerticalScroll):
 
     can_focus = False
     _shown: tuple[Any, ...] | None = None  # what was shown last, to lay out again
+    # The compare view's one scale for both sides' charts (low, high); None: this chart's own.
+    shared_scale: tuple[float, float] | None = None
 
     def compose(self) -> ComposeResult:
         yield SegmentMap(id="segment-map")  # a parallel Scan's segments (shown by the view)
         yield TextStatic("No page read yet.", id="page-cost")
         yield TextStatic("", id="query-cost")
         yield TextStatic("Cost per page", id="spark-label")
-        yield Sparkline([], id="capacity-spark")
+        yield ScaledSparkline([], id="capacity-spark")
         yield TextStatic("", id="session-cost")
         yield TextStatic("", id="advice")
 
     def _width(self) -> int:
         return (self.scrollable_content_region.width or WIDTH) - 1  # room for a scrollbar
+
+    def share_scale(self, scale: tuple[float, float] | None) -> None:
+        """Chart on ``scale`` (the compare view's, over both sides' pages), or on its own."""
+        if scale != self.shared_scale:
+            self.shared_scale = scale
+            if self._shown is not None:
+                self.show(*self._shown)
 
     def on_resize(self, event: Resize) -> None:
         # Narrower in the compare view, wider out of it: the figures laid out again.
@@ -318,15 +327,22 @@ class CostSidebar(VerticalScroll):
         )
         self.query_one("#session-cost", TextStatic).show(session_text(session, prices, width))
         unit = page.cost.unit if page is not None else ""
+        scale = self.shared_scale
         label = f"{unit} per page, last {len(series)}" if unit else "Cost per page"
+        if scale is not None and unit:
+            low, high = (number(end) for end in scale)
+            label += f", on one scale with the other side ({low} to {high})"
         self.query_one("#spark-label", TextStatic).show(Text(label))
-        spark = self.query_one("#capacity-spark", Sparkline)
+        spark = self.query_one("#capacity-spark", ScaledSparkline)
         data = [p.cost.headline or 0.0 for p in series]
         if spark.data != data:
             spark.data = data
+        spark.set_scale(scale)
         # No chart of nothing: a side with no page yet, an endpoint reporting no cost, or
-        # pages that all cost the same (a flat line, drawn blank; the figures say it).
-        charted = any(data) and len(set(data)) > 1
+        # pages that all cost the same (a flat line, drawn blank; the figures say it),
+        # unless the other side's chart gives the line a height to be read against.
+        level = len(set(data)) > 1 or (scale is not None and scale[0] < scale[1])
+        charted = any(data) and len(data) > 1 and level
         spark.display = charted
         self.query_one("#spark-label", TextStatic).display = charted
         advice = Text()
