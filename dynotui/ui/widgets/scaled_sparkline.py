@@ -22,7 +22,8 @@ BARS = SparklineRenderable.BARS
 
 
 class ScaledBars:
-    """One line of bars: each bucket's largest value, placed between ``low`` and ``high``."""
+    """Bars of each bucket's largest value, placed between ``low`` and ``high``, over as
+    many lines as the widget is high (as Textual draws them)."""
 
     def __init__(self, drawn: SparklineRenderable[float], low: float, high: float) -> None:
         self.drawn = drawn
@@ -32,25 +33,39 @@ class ScaledBars:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         drawn = self.drawn
         width = drawn.width or options.max_width
+        height = drawn.height or 1
         data = list(drawn.data)
         if not data:
+            for _ in range(height - 1):
+                yield Segment.line()
             yield Segment(BARS[0] * width, drawn.min_color)
             return
-        low, extent = self.low, (self.high - self.low) or 1
         min_color, max_color = drawn.min_color.color, drawn.max_color.color
         assert min_color is not None and max_color is not None
         buckets = tuple(SparklineRenderable._buckets(data, num_buckets=width))
-        step = len(buckets) / width
-        at = 0.0
+        extent = (self.high - self.low) or 1
+        ratios = []
+        at, step = 0.0, len(buckets) / width
         for _ in range(width):
-            ratio = min(max((max(buckets[int(at)]) - low) / extent, 0.0), 1.0)
-            bar = BARS[int(ratio * (len(BARS) - 1))]
-            yield Segment(bar, Style.from_color(blend_colors(min_color, max_color, ratio)))
+            value = max(buckets[int(at)])
+            ratios.append(min(max((value - self.low) / extent, 0.0), 1.0))
             at += step
+        segments = len(BARS) * height - 1
+        for line in reversed(range(height)):
+            bottom, top = line * len(BARS), (line + 1) * len(BARS)
+            for ratio in ratios:
+                bar = int(ratio * segments)
+                if bar < bottom:
+                    yield Segment(" ")
+                    continue
+                shape = "█" if bar >= top else BARS[bar % len(BARS)]
+                yield Segment(shape, Style.from_color(blend_colors(min_color, max_color, ratio)))
+            if line:
+                yield Segment.line()
 
 
 class ScaledSparkline(Sparkline):
-    """A one-line sparkline whose scale can be set (``scale``: low and high; None: its
+    """A sparkline whose scale can be set (``scale``: low and high; None: its
     data's own)."""
 
     scale: tuple[float, float] | None = None
