@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from export_layout import scan_all, wire, write_export
 from helpers import drain
+from textual.widgets import Label
 from uihelpers import FixedClock, Recorder, figure, messages, recording, text_of
 
 from dynotui.dynamodb.dynamo_json import to_wire
@@ -177,6 +178,10 @@ async def test_count_and_partitions_of_the_whole_export(client, export_folder) -
         await pilot.press("c")
         await settle(pilot)
         assert "Athena: the count" in [tab.title for tab in app.screen.tabs.values()]
+        # Its title says what the tabs hold: no code reads a page of an export.
+        title = str(app.screen.query_one("#code-title", Label).render())
+        assert "from its start key" not in title and "Code for page" not in title
+        assert "table export" in title and "Athena" in title
 
 
 def test_bad_flags_with_an_export_are_one_line(export_folder) -> None:

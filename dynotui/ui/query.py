@@ -89,6 +89,9 @@ class Query(Protocol[K, I, C]):
     def key_json(self, key: K) -> str:
         """A boundary as JSON, to copy."""
 
+    def code_title(self, page: Page[C, K, I]) -> str:
+        """What ``code`` gives for ``page``, in one line: the code view's title."""
+
     def code(self, page: Page[C, K, I], target: object) -> dict[str, CodeTab]:
         """Code that reproduces ``page`` from its boundary, by language; ``target`` is what
         the adapter's ``code_target`` gives (endpoint, credentials, URI)."""

@@ -80,6 +80,13 @@ class ExportQuery(DynamoQuery):
     def notes(self, page: Page[Any]) -> list[str]:
         return [f"from the export of {export_time(self.export)}, 0 read units"]
 
+    def code_title(self, page: Page[Any]) -> str:
+        # No code reads a page of an export: its files were read here, with no read units.
+        return (
+            "Code for this question over a table export: make one (AWS CLI), then count it "
+            "in Athena (the pages shown were read from this export's files, no read units)"
+        )
+
     def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         from dynotui.table_export.athena import athena_code  # when asked for
 

@@ -63,6 +63,9 @@ class DynamoItems:
     def page_lines(self, items: Sequence[Item]) -> str:
         return "".join(json.dumps(to_wire(i), ensure_ascii=False) + "\n" for i in items)
 
+    def code_title(self, page: Page[Any]) -> str:
+        return f"Code for page {page.number}, from its start key"
+
     def export_shape(self) -> ItemShape:
         """As ``pages --format`` writes them: DynamoDB JSON lines, CSV of exact text."""
         from dynotui.cli.export_options import dynamo_shape

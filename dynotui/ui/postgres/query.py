@@ -174,6 +174,9 @@ class PostgresQuery:
 
     # -- code -----------------------------------------------------------------------------
 
+    def code_title(self, page: PgPage) -> str:
+        return f"Code for page {page.number}, from its start key"
+
     def code(self, page: PgPage, target: object) -> dict[str, CodeTab]:
         uri = target if isinstance(target, str) else None
         return {
