@@ -143,3 +143,21 @@ def test_a_narrow_sidebar_wraps_whole_words(width: int) -> None:
         if value in line
     }
     assert len(ends) == 1, "the numbers stay in their column"
+
+
+async def test_the_sidebar_says_figures_from_dynamodb_local_are_its_own(
+    client: Any, demo_table: str
+) -> None:
+    form = QueryForm(
+        partition_value=demo.ARCHIVE_CUSTOMER,
+        filter="status = :r",
+        values='{":r": "RETURNED"}',
+        page_size="1000",
+    )
+    app = make_app(client, form)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        page = text_of(app.main_view.query_one("#page-cost", TextStatic))
+        units = app.main_view.pager.current.cost.capacity.total
+        assert "DynamoDB Local's own figures" in page
+        assert f"up to {units:,.10g} RCU" in " ".join(page.split())

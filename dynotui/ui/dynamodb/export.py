@@ -82,10 +82,7 @@ class ExportQuery(DynamoQuery):
 
     def code_title(self, page: Page[Any]) -> str:
         # No code reads a page of an export: its files were read here, with no read units.
-        return (
-            "Code for this question over a table export: make one (AWS CLI), then count it "
-            "in Athena (the pages shown were read from this export's files, no read units)"
-        )
+        return "The same question over a whole table export: make one (AWS CLI), count it in Athena"
 
     def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         from dynotui.table_export.athena import athena_code  # when asked for
