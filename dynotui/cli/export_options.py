@@ -4,10 +4,8 @@ CSV or as one JSON array (``core/export.py`` writes them)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
-from typing import Any, TextIO
+from typing import TextIO
 
-from dynotui.cli.output import json_text
 from dynotui.core.errors import InputError
 from dynotui.core.export import CsvItems, ItemShape, ItemWriter, JsonArrayItems, text_shape
 from dynotui.core.pager import Pager
@@ -39,15 +37,6 @@ def check_format(args: argparse.Namespace, out: TextIO) -> None:
             "--format csv writes every value exactly, control characters included: send it "
             "to a file or a pipe (> items.csv), or use --format json to look at it here"
         )
-
-
-def dynamo_shape(key_names: tuple[str, ...], plain: bool) -> ItemShape:
-    from dynotui.dynamodb.dynamo_json import plain_item, plain_text, to_wire
-
-    def as_json(item: Mapping[str, Any]) -> str:
-        return json_text(plain_item(dict(item)), exact=True) if plain else json_text(to_wire(item))
-
-    return ItemShape(key_names, plain_text, as_json)
 
 
 def pg_shape(key_names: tuple[str, ...]) -> ItemShape:

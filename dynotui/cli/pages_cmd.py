@@ -10,7 +10,6 @@ from dynotui.cli.code_option import add_code_option, check_code, print_code
 from dynotui.cli.export_options import (
     add_format_option,
     check_format,
-    dynamo_shape,
     pg_shape,
 )
 from dynotui.cli.foreign_options import add_foreign_options, dynamo_start, starting_point
@@ -35,6 +34,7 @@ from dynotui.core.refusals import CursorRefusals
 from dynotui.dynamodb.connection import make_client
 from dynotui.dynamodb.dynamo_json import plain_item, to_wire
 from dynotui.dynamodb.foreign import DynamoForeign
+from dynotui.dynamodb.item_shape import dynamo_shape
 from dynotui.dynamodb.partiql import PartiQLSource, check_consistent_read, statement_from
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.source import QuerySource

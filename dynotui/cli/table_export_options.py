@@ -290,10 +290,10 @@ def export_source(args: argparse.Namespace, opened: Any) -> Any:
 
 
 def run_pages(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    from dynotui.cli.export_options import dynamo_shape
     from dynotui.cli.foreign_options import starting_point
     from dynotui.cli.page_lines import check_paging, page_through
     from dynotui.core.refusals import CursorRefusals
+    from dynotui.dynamodb.item_shape import dynamo_shape
 
     refuse_for_pages(args)
     signer = check_paging(args)

@@ -114,73 +114,108 @@ class CursorStart(Generic[K, C]):
 
 class Adapter(Protocol[K, I, C]):
     """One database in the app, generic over its boundary ``K``, item ``I`` and cost
-    ``C`` (those of its queries and sources)."""
+    ``C`` (those of its queries and sources).
+
+    An adapter subclasses this protocol. The members above the line are what every
+    database must answer (its connection's name, its keys, opening, tables, the query form
+    and orders, closing); mypy refuses an adapter that leaves one out. The rest have
+    defaults that say the database has no such thing (no other mode, no count, no
+    history, no foreign cursor, ...): an adapter overrides those it has."""
+
+    # -- what every adapter answers ---------------------------------------------------------
 
     @property
     def label(self) -> str:
         """The connection in words for the title bar, with no secret in it."""
+        ...
 
     def actions(self) -> Sequence[Action]:
         """Every key in this database's words: bindings, footer, help and palette."""
+        ...
 
     def client(self, side: Side) -> object:
         """The client a view reads through: the compare side may have one of its own."""
+        ...
 
     def open(self, host: Host, answer: Answer[K, I, C]) -> None:
         """Open what the command line asked for on the main view (a table, a query, a
         history entry, or the table picker)."""
-
-    def started(self) -> None:
-        """The first screen is up: work deferred until then may begin."""
+        ...
 
     def choose_table(self, host: Host, answer: Answer[K, I, C]) -> None:
         """List the tables; the one chosen is opened on the main view."""
+        ...
 
     def edit_query(self, host: Host, shown: Shown[K, I, C], answer: Answer[K, I, C]) -> None:
         """The query form for ``shown``'s query (or a new one)."""
+        ...
 
     def choose_order(self, host: Host, shown: Shown[K, I, C], answer: Answer[K, I, C]) -> None:
         """Pick another order for ``shown``'s query."""
+        ...
+
+    def close(self) -> None:
+        """The app is quitting: stop what runs on the server, let connections go. Must not
+        wait on a server that does not answer."""
+        ...
+
+    # -- what an adapter may answer (defaults: the database has no such thing) ------------
+
+    def started(self) -> None:
+        """The first screen is up: work deferred until then may begin."""
+        return None  # a body, so mypy does not take the default for a required member
 
     def toggle_mode(self, host: Host, shown: Shown[K, I, C]) -> NewStack[K, I, C] | None:
         """The same query cut into pages the other way (a new stack)."""
+        host.say("This database pages one way only.", severity="warning")
+        return None
 
     def flip_direction(self, host: Host, shown: Shown[K, I, C]) -> NewStack[K, I, C] | None:
         """The same query read backwards (a new stack from the start)."""
+        host.say("This database reads its orders one way only.", severity="warning")
+        return None
 
     def count(
         self, host: Host, shown: Shown[K, I, C], counted: Callable[[Counted | None], None]
     ) -> None:
         """Count the matches of ``shown``'s query (its screen); a count kept goes to
         ``counted``, which keeps it for that query."""
+        host.say("This database has no count.", severity="warning")
 
     def reconnect(self, host: Host, shown: Shown[K, I, C]) -> None:
         """Change the connection, or open it again; every stack is kept (the adapter
         calls ``host.connection_changed`` once connected)."""
+        host.say("This connection cannot be changed here.", severity="warning")
 
     def refused(
         self, host: Host, query: Query[K, I, C], error: InputError, answer: Answer[K, I, C]
     ) -> None:
         """A new query's first page was refused as bad input: its form again, holding what
-        was typed, the error beside its field."""
+        was typed, the error beside its field (by default: the error, said)."""
+        host.fail(error, "Query")
 
     def compare_partner(self, query: Query[K, I, C]) -> Query[K, I, C] | None:
         """The query the compare view opens beside ``query`` (None: the user picks one)."""
+        return None
 
     def prices(self) -> PriceList | None:
         """What a read unit costs, to show capacity as money (None: not billed per unit)."""
+        return None
 
     def report(
         self, pagers: Sequence[Pager[K, I, C]], ledger: SessionLedger, code_page: int
     ) -> Report:
         """A report of ``pagers`` (one, or a compare's two, left first) and the session."""
+        raise InputError("This database has no report.")
 
     def code_target(self) -> object:
         """What generated code connects to (endpoint and credentials, or a URI)."""
+        return None
 
     def foreign_reader(self, shown: Shown[K, I, C]) -> ForeignReader | None:
         """How this database reads a foreign cursor for ``shown``'s query (None: the query
         resumes only from dynotui's signed tokens)."""
+        return None
 
     def foreign_start(
         self, shown: Shown[K, I, C], start: ForeignStart, note: str
@@ -188,22 +223,23 @@ class Adapter(Protocol[K, I, C]):
         """The read (run off the UI thread) that turns a checked foreign cursor for
         ``shown``'s query into where page 1 starts: the AWS CLI's position past its key,
         a boundary as the server reads it. None: the query takes no foreign cursor."""
+        return None
 
     def history_query(self, query: Query[K, I, C]) -> HistoryQuery | None:
         """What history keeps of a query just opened (None: nothing is kept of it)."""
+        return None
 
     def reopen(self, host: Host, entry: HistoryEntry, answer: Answer[K, I, C]) -> None:
         """A history entry as a new stack on the main view, numbered from the page it was
         left on and re-read from that page's stored start key."""
+        host.say("This database keeps no history to reopen.", severity="warning")
 
     def palette(self, shown: Shown[K, I, C]) -> Sequence[Action]:
         """Keys of ``actions`` worded after what ``shown`` holds, for the command palette
         (an advisor's finding names the index a what-if would estimate); the rest keep
         their words."""
+        return ()
 
     def run(self, action: str, host: Host, shown: Shown[K, I, C], answer: Answer[K, I, C]) -> None:
         """An action only this database has (one of its ``actions`` bound as ``db(...)``)."""
-
-    def close(self) -> None:
-        """The app is quitting: stop what runs on the server, let connections go. Must not
-        wait on a server that does not answer."""
+        return None

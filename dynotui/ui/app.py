@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -25,7 +24,6 @@ from textual.app import App, SystemCommand
 from textual.events import Resize
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError
@@ -36,24 +34,22 @@ from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Pager, Target
 from dynotui.core.text import visible
 from dynotui.process import heap
-from dynotui.report.files import reports_folder, write_report
+from dynotui.report.files import reports_folder
 from dynotui.ui import clipboard
 from dynotui.ui.adapter import Adapter, NewStack, Shown
 from dynotui.ui.background import CallReported, call_in_background
 from dynotui.ui.history import HistoryLog
 from dynotui.ui.host import A, Counted, Severity
 from dynotui.ui.query import Query
+from dynotui.ui.report_writing import write_session_report
 from dynotui.ui.screens.main import MainScreen
 from dynotui.ui.session import Session
 from dynotui.ui.share import Share
+from dynotui.ui.sidebar_mode import lay_out, strip_wanted
 from dynotui.ui.theme import ThemeKeeper
 from dynotui.ui.widgets.pager_view import PagerView, ViewState
 from dynotui.ui.widgets.safe_text import notify, notify_error
 
-STRIP_BELOW = 120  # below this many columns the sidebar becomes a two-line cost strip
-# In the compare view, two sidebars would leave each grid about 26 columns at 120: each
-# side's costs are its two-line strip below this many columns.
-COMPARE_STRIP_BELOW = 190
 T = TypeVar("T")
 
 
@@ -99,7 +95,6 @@ class PagerApp(App[None]):
         self.session = Session(clock=clock, prices=adapter.prices(), read_ahead=read_ahead)
         self.share = Share(self, self.adapter, signer, system_copy)
         self.history = HistoryLog(history, self._history_warning)
-        self._unrecorded: list[Callable[[], None]] = []  # pages shown, recorded once drawn
         self.report_folder = report_folder or reports_folder()
         self.export_folder = export_folder or history_dir() / "exports"
         self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
@@ -299,14 +294,8 @@ class PagerApp(App[None]):
             # Once the page is drawn: describing the query and writing the file (on the
             # history's thread, beside this one) would otherwise hold that frame back.
             describe = partial(self.adapter.history_query, query)
-            self._unrecorded.append(partial(self.history.page_shown, state.pager, page, describe))
-            self.call_after_refresh(self._record_shown)
-
-    def _record_shown(self) -> None:
-        """The pages shown so far, into the history, in the order they were shown."""
-        pending, self._unrecorded = self._unrecorded, []
-        for record in pending:
-            record()
+            self.history.page_shown_later(state.pager, page, describe)
+            self.call_after_refresh(self.history.record_shown)
 
     def costs_changed(self) -> None:
         self.refresh_costs()
@@ -433,42 +422,17 @@ class PagerApp(App[None]):
         """At once, whatever is in flight: the adapter stops what runs on the server, and
         history still being written gets a moment (a local file, not the network)."""
         self.adapter.close()
-        self._record_shown()  # a page shown just before q, whose frame has not come yet
+        self.history.record_shown()  # a page shown just before q, its frame not yet drawn
         self.history.flush()
         self.exit()
 
     def action_report(self) -> None:
-        """A report to share: this query (or both sides of the compare) and the session, as
-        one self-contained HTML file and as Markdown, in the data folder's reports folder."""
+        """A report to share: this query (or both sides of the compare) and the session."""
         screen = self.main_screen
         views = screen.views if screen.comparing else [self.active_view]
         pagers = [v.pager for v in views if v.pager is not None and v.pager.current is not None]
-        if not pagers:
-            notify(self, "No page read yet: a report needs one.", severity="warning")
-            return
-        # Built here, from the pagers as they are now (pages keep arriving meanwhile);
-        # only the rendering and the files are the thread's.
-        try:
-            report = self.adapter.report(pagers, self.session.ledger, pagers[0].number)
-        except Exception as exc:  # a report that cannot be made is said, never a crash
-            self.fail(exc, "Report")
-            return
-        folder, when = self.report_folder, datetime.now()
-
-        def write() -> tuple[Path, Path]:
-            return write_report(report, folder, when)
-
-        def written(paths: tuple[Path, Path]) -> None:
-            html_path, markdown_path = paths
-            notify(
-                self,
-                f"Report written: {html_path} (open it in a browser: it needs no network) "
-                f"and {markdown_path}.",
-                title="Report",
-                timeout=15,
-            )
-
-        self.call(write, written, lambda error: self.fail(error, "Report"))
+        ledger = self.session.ledger
+        write_session_report(self, self.adapter, pagers, ledger, self.report_folder)
 
     def action_history(self) -> None:
         from dynotui.ui.screens.history import HistoryScreen
@@ -501,13 +465,7 @@ class PagerApp(App[None]):
 
         def chosen(choice: ColumnChoice | None) -> None:
             if choice is not None:
-                unfolded = layout.fold_empty != choice.fold_empty
-                # Columns that came while the picker was open keep their place at the end.
-                layout.order[:] = choice.order + [n for n in layout.order if n not in choice.order]
-                layout.hidden = set(choice.hidden)
-                layout.fold_empty = choice.fold_empty
-                # Columns folded or shown again: widths fitted afresh to what was read.
-                view.redraw_columns(to_content=choice.fit or unfolded)
+                view.redraw_columns(to_content=choice.apply_to(layout))
 
         self.push_screen(ColumnsScreen(layout), chosen)
 
@@ -537,20 +495,14 @@ class PagerApp(App[None]):
         self._apply_sidebar_mode(event.size.width)
 
     def wants_strip(self, width: int | None = None) -> bool:
-        width = width if width is not None else self.size.width
         comparing = self._main_screen is not None and self._main_screen.comparing
-        below = COMPARE_STRIP_BELOW if comparing else STRIP_BELOW
-        return self.sidebar_mode == "strip" or (self.sidebar_mode is None and width < below)
+        return strip_wanted(self.sidebar_mode, self._width(width), comparing)
 
     def _apply_sidebar_mode(self, width: int | None = None) -> None:
-        strip = self.wants_strip(width)
-        for view in self.all_views:
-            view.set_class(strip, "-strip")
-        narrow = (width if width is not None else self.size.width) < STRIP_BELOW
-        for footer in self.main_screen.query(Footer):  # none before the screen is composed
-            # Narrow: the keys, not the palette hint (ctrl+p still opens it).
-            footer.compact = narrow
-            footer.show_command_palette = not narrow
+        lay_out(self.main_screen, self.all_views, self.wants_strip(width), self._width(width))
+
+    def _width(self, width: int | None) -> int:
+        return width if width is not None else self.size.width
 
     def action_toggle_sidebar(self) -> None:
         strip = self.active_view.has_class("-strip")
@@ -599,18 +551,9 @@ class PagerApp(App[None]):
     # -- command palette ------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        from dynotui.ui.screens.help import key_label
+        from dynotui.ui.palette import palette_commands
 
         yield from super().get_system_commands(screen)
         # Some keys are worded after what the view holds ("What if: an index on status").
         worded = {a.action: a for a in self.adapter.palette(self.shown(self.active_view))}
-        for listed in self.key_table:
-            if listed.action in ("quit", "help", "cancel"):
-                continue
-            action = worded.get(listed.action, listed)
-            shown_key = key_label(action.keys.split(",")[0])
-            yield SystemCommand(
-                f"{action.title} ({shown_key})",
-                action.help,
-                lambda name=action.action: self.run_action(name),
-            )
+        yield from palette_commands(self.key_table, worded, self.run_action)

@@ -13,6 +13,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from dynotui.core.errors import error_words
@@ -40,10 +41,24 @@ class HistoryLog:
         self._jobs: queue.Queue[Job] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._said: set[str] = set()
+        self._unrecorded: list[Callable[[], None]] = []  # pages shown, recorded once drawn
 
     @property
     def enabled(self) -> bool:
         return self.store is not None and self.store.enabled
+
+    def page_shown_later(
+        self, pager: Pager, page: Page[Any], describe: Callable[[], HistoryQuery | None]
+    ) -> None:
+        """``page_shown``, once ``record_shown`` is called (when the frame showing the page
+        is drawn: describing the query and writing would otherwise hold that frame back)."""
+        self._unrecorded.append(partial(self.page_shown, pager, page, describe))
+
+    def record_shown(self) -> None:
+        """The pages shown so far, into the history, in the order they were shown."""
+        pending, self._unrecorded = self._unrecorded, []
+        for record in pending:
+            record()
 
     def page_shown(
         self,

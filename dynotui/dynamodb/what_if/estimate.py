@@ -18,7 +18,6 @@ the same pager over the index entries the reads found (``SimulatedIndex``).
 
 from __future__ import annotations
 
-import math
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -27,15 +26,13 @@ from typing import Any
 
 from dynotui.core.cancel import NEVER, CancelToken
 from dynotui.core.errors import ReadCancelled
-from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.core.figures_text import plural
 from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
-from dynotui.dynamodb.condition import Tree, tested_names
+from dynotui.dynamodb.condition import tested_names
 from dynotui.dynamodb.connection import install_cancel_hook
 from dynotui.dynamodb.cost import DynamoCost
-from dynotui.dynamodb.dynamo_json import Item, plain, value_from_wire
-from dynotui.dynamodb.expressions import substitute
+from dynotui.dynamodb.dynamo_json import Item
 from dynotui.dynamodb.pricing import read_prices
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.source import QuerySource
@@ -46,24 +43,27 @@ from dynotui.dynamodb.what_if.figures import (
     IndexCost,
     QueryFigures,
     SampleFigures,
-    wilson,
 )
 from dynotui.dynamodb.what_if.imagined import Imagined
-from dynotui.dynamodb.what_if.item_size import INDEX_ITEM_OVERHEAD, write_units
+from dynotui.dynamodb.what_if.index_cost import index_cost
 from dynotui.dynamodb.what_if.prices import IndexPrices, index_prices
-from dynotui.dynamodb.what_if.rewrite import ImaginedIndex, Rewrite, covered, deparse, rewrite
+from dynotui.dynamodb.what_if.rewrite import ImaginedIndex, Rewrite, covered, rewrite
 from dynotui.dynamodb.what_if.sample import SeeingClient, TableSample
 from dynotui.dynamodb.what_if.simulate import (
     Entry,
-    SimulatedIndex,
     entry_of,
-    imagined_schema,
     in_index_order,
     key_types_hold,
 )
+from dynotui.dynamodb.what_if.simulated_query import (
+    IndexSimulation,
+    at_least,
+    lower,
+    readable,
+    with_matches,
+)
 
 DEFAULT_MAX_READ_UNITS = 1000.0
-SIMULATED_ENTRIES_MAX = 200_000  # beyond this the simulated index is a scaled prefix
 
 
 @dataclass(frozen=True)
@@ -119,27 +119,6 @@ class Estimate:
         }
 
 
-def readable(text: str | None, names: dict[str, str], values: dict[str, Any]) -> str | None:
-    """An expression with names and values written out, for people."""
-    if text is None:
-        return None
-    shown = {k: exact_dumps(plain(v)) for k, v in values.items()}
-    return substitute(text, names, shown)
-
-
-def _cycled(entries: Sequence[Entry], count: int) -> list[Entry]:
-    """``count`` entries made of ``entries`` repeated (copies with keys of their own)."""
-    out: list[Entry] = []
-    for n in range(count):
-        entry = entries[n % len(entries)]
-        if n < len(entries):
-            out.append(entry)
-        else:  # a copy: new value objects, so the simulated index tells copies apart
-            projected = {k: dict(v) for k, v in entry.projected.items()}
-            out.append(Entry(entry.item, projected, entry.size))
-    return out
-
-
 class WhatIf:
     def __init__(
         self,
@@ -161,6 +140,7 @@ class WhatIf:
         self.index = index
         self.rewritten: Rewrite = rewrite(spec, index, schema)
         self.covered = covered(spec, schema, self.rewritten)
+        self.simulation = IndexSimulation(spec, schema, index, self.rewritten)
         self.max_read_units = max_read_units
         self.clock = clock
         self.began = clock()
@@ -317,7 +297,7 @@ class WhatIf:
         # The entries the rewritten query reads, from the read that can see them all.
         source_complete = query_complete if self.covered else table_complete
         read_set = self._read_set(seen, table_items, member)
-        spec2, schema2, request = self._rewritten_spec(sort_type)
+        spec2, schema2, request = self.simulation.rewritten_spec(sort_type)
         conditions = [
             *([self.spec.trees()[0]] if self.spec.trees()[0] else []),
             self.spec.trees()[1],
@@ -327,10 +307,10 @@ class WhatIf:
             return all(holds(c, item) for c in conditions if c is not None)
 
         if source_complete:
-            what_if = self._simulate(read_set, spec2, schema2, Figure.exact)
+            what_if = self.simulation.simulate(read_set, spec2, schema2, Figure.exact)
         elif self.covered or not table_items or not schema.item_count:
-            low = self._simulate(read_set, spec2, schema2, Figure.exact)
-            what_if = _at_least(low)
+            low = self.simulation.simulate(read_set, spec2, schema2, Figure.exact)
+            what_if = at_least(low)
             if not self.covered:
                 notes.append(
                     "the rewritten query reads items the current query cannot see (other "
@@ -343,7 +323,9 @@ class WhatIf:
                 if query_complete
                 else None
             )
-            what_if = self._scaled(read_set, spec2, schema2, len(table_items), matches_all, known)
+            what_if = self.simulation.scaled(
+                read_set, spec2, schema2, len(table_items), matches_all, known
+            )
             notes.append(
                 "the rewritten query reads items the current query cannot see (other "
                 f"partitions): estimated from a Scan sample of {len(table_items):,} of the "
@@ -360,9 +342,11 @@ class WhatIf:
                 and member(item)
                 and holds(rewritten.filter, self._entry(item).projected)
             )
-            what_if = _with_matches(what_if, Figure.exact(exact))
+            what_if = with_matches(what_if, Figure.exact(exact))
         self._words(notes, seen, member, table_keys, now)
-        cost = self._index_cost(seen, member, table_items, table_complete, notes)
+        cost = index_cost(
+            self.index, self.schema, self._entry, seen, member, table_items, table_complete, notes
+        )
         return Estimate(
             table=self.spec.table,
             index=index,
@@ -407,7 +391,7 @@ class WhatIf:
             return key_types_hold(item, self.index, ptype, sort_type)
 
         entries = self._read_set(seen, self._table_items(seen), member)
-        spec2, schema2, _ = self._rewritten_spec(sort_type)
+        spec2, schema2, _ = self.simulation.rewritten_spec(sort_type)
         return Imagined(
             index=self.index,
             spec=spec2,
@@ -425,7 +409,7 @@ class WhatIf:
         shown = sum(s.shown for n, _ in pager.stack if (s := pager.summary_of(n)) is not None)
         units = cost.capacity.total if cost is not None and cost.capacity is not None else 0.0
         scanned = (cost.read or 0) if cost is not None else 0
-        figure = Figure.exact if pager.read_whole_result else _lower
+        figure = Figure.exact if pager.read_whole_result else lower
         order = self.schema.order(spec.index)
         names, values = dict(spec.names), dict(spec.values)
         return QueryFigures(
@@ -442,118 +426,6 @@ class WhatIf:
             mean_per_page=measures.capacity_mean,
             measured=True,
         )
-
-    def _rewritten_spec(
-        self, sort_type: str | None
-    ) -> tuple[QuerySpec, TableSchema, dict[str, Any]]:
-        names: dict[str, str] = {}
-        values: dict[str, Any] = {}
-        key_text = deparse(self.rewritten.key, names, values)
-        filter_text = (
-            deparse(self.rewritten.filter, names, values) if self.rewritten.filter else None
-        )
-        schema2 = imagined_schema(self.schema, self.index, self.rewritten.partition_type, sort_type)
-        spec2 = QuerySpec(
-            table=self.spec.table,
-            index=self.index.index_name,
-            key_condition=key_text,
-            filter=filter_text,
-            names=names,
-            values={k: value_from_wire(v, k) for k, v in values.items()},
-            forward=self.spec.forward,
-            page_size=self.spec.page_size,
-            mode=self.spec.mode,
-            max_rounds=self.spec.max_rounds,
-        )
-        spec2.validate(schema2)
-        request: dict[str, Any] = {
-            "TableName": self.spec.table,
-            "IndexName": self.index.index_name,
-            "KeyConditionExpression": key_text,
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
-        }
-        if filter_text:
-            request["FilterExpression"] = filter_text
-        if not self.spec.forward:
-            request["ScanIndexForward"] = False
-        return spec2, schema2, request
-
-    def _simulate(
-        self,
-        entries: Sequence[Entry],
-        spec2: QuerySpec,
-        schema2: TableSchema,
-        figure: Callable[[float], Figure],
-    ) -> QueryFigures:
-        table_keys = self.schema.table_key_names
-        ordered = in_index_order(entries, self.index, table_keys)
-        factor = 1.0
-        if len(ordered) > SIMULATED_ENTRIES_MAX:
-            factor = len(ordered) / SIMULATED_ENTRIES_MAX
-            ordered = ordered[:SIMULATED_ENTRIES_MAX]
-        client = SimulatedIndex(
-            self.spec.table,
-            self.index.index_name,
-            ordered,
-            self.rewritten.filter,
-            schema2.cursor_key_names(self.index.index_name),
-            forward=self.spec.forward,
-        )
-        pager = Pager(QuerySource(client, spec2, schema2), cache_pages=1)
-        while pager.can_advance:
-            pager.next()
-        totals = pager.totals
-        cost = totals.cost
-        measures = pager.measures.snapshot()
-        shown = sum(s.shown for n, _ in pager.stack if (s := pager.summary_of(n)) is not None)
-        units = cost.capacity.total if cost is not None and cost.capacity is not None else 0.0
-        names, values = dict(spec2.names), {k: v for k, v in spec2.values.items()}
-        return QueryFigures(
-            label=f"what-if: GSI {self.index.index_name} (imagined)",
-            operation="Query",
-            index=self.index.index_name,
-            key_condition=readable(spec2.key_condition, names, values),
-            filter=readable(spec2.filter, names, values),
-            pages=figure(math.ceil(totals.pages_read * factor)),
-            matches=figure(round(shown * factor)),
-            scanned=figure(round(((cost.read or 0) if cost else 0) * factor)),
-            read_units=figure(units * factor),
-            per_page=measures.capacity,
-            mean_per_page=measures.capacity_mean,
-            measured=False,
-            expression={
-                "key_condition_expression": spec2.key_condition,
-                "filter_expression": spec2.filter,
-            },
-        )
-
-    def _scaled(
-        self,
-        read_set: Sequence[Entry],
-        spec2: QuerySpec,
-        schema2: TableSchema,
-        sampled: int,
-        matches_all: Callable[[Item], bool],
-        known: Sequence[Entry] | None,
-    ) -> QueryFigures:
-        """From a partial table sample: the read set scaled to the table, at both ends of
-        the 95% interval of its share of the table. ``known``: the matches, when the
-        current query was read whole (then only the items the filter drops are scaled)."""
-        total = self.schema.item_count or 0
-        scaled = (
-            list(read_set) if known is None else [e for e in read_set if not matches_all(e.item)]
-        )
-        base = list(known or [])
-        if not scaled:
-            found = self._simulate(base, spec2, schema2, Figure.exact)
-            return found if known is not None else _at_least(found)
-        low_share, high_share = wilson(len(scaled), sampled)
-        low_count = max(len(scaled), math.floor(low_share * total))
-        high_count = max(low_count, math.ceil(high_share * total))
-        low = self._simulate(base + _cycled(scaled, low_count), spec2, schema2, Figure.exact)
-        high = self._simulate(base + _cycled(scaled, high_count), spec2, schema2, Figure.exact)
-        return _between(low, high)
 
     def _words(
         self,
@@ -595,56 +467,6 @@ class WhatIf:
                     "query: its figures, and the what-if's, are ranges"
                 )
 
-    def _index_cost(
-        self,
-        seen: Sequence[Item],
-        member: Callable[[Item], bool],
-        table_items: Sequence[Item],
-        table_complete: bool,
-        notes: list[str],
-    ) -> IndexCost:
-        index, table_keys = self.index, self.schema.table_key_names
-        unique: dict[tuple[Any, ...], Item] = {}
-        for item in [*seen, *table_items]:
-            unique[tuple(order_key(item[k]) for k in table_keys)] = item
-        members = [self._entry(i) for i in unique.values() if member(i)]
-        violations = sum(
-            1 for i in unique.values() if not member(i) and all(k in i for k in index.key_names)
-        )
-        per_put = sum(write_units(e.size) for e in members) / len(members) if members else None
-        stored = [e.size + INDEX_ITEM_OVERHEAD for e in members]
-        mean_stored = sum(stored) / len(stored) if stored else 0.0
-        sample_members = [i for i in table_items if member(i)]
-        if table_complete:
-            items = Figure.exact(len(sample_members))
-            size = Figure.exact(
-                sum(self._entry(i).size + INDEX_ITEM_OVERHEAD for i in sample_members)
-            )
-        elif table_items and self.schema.item_count:
-            low, high = wilson(len(sample_members), len(table_items))
-            total = self.schema.item_count
-            items = Figure(max(len(members), math.floor(low * total)), math.ceil(high * total))
-            size = Figure(items.low * mean_stored, (items.high or 0) * mean_stored)
-        else:
-            items = Figure(len(members), None)
-            size = Figure(sum(stored), None)
-            notes.append(
-                "the index's size over the whole table is a lower bound: only the current "
-                "query's items were read (a table sample makes it a range)"
-            )
-        if violations:
-            notes.append(
-                f"{violations:,} item(s) read hold an index key attribute of another type: "
-                "creating the index would report them as violations and not index them"
-            )
-        return IndexCost(
-            items=items,
-            members_seen=len(members),
-            violations_seen=violations,
-            write_units_per_put=per_put,
-            index_bytes=size,
-        )
-
     def _sample_figures(self, table_items: Sequence[Item], table_complete: bool) -> SampleFigures:
         calls = self.now.totals.calls + (len(self.table.calls) if self.table is not None else 0)
         sampled = len(self.table.items) if self.table is not None else 0
@@ -660,46 +482,3 @@ class WhatIf:
             else None,
             stopped_by=self.stopped_by,
         )
-
-
-def _lower(value: float) -> Figure:
-    return Figure(value, None)
-
-
-def _at_least(figures: QueryFigures) -> QueryFigures:
-    from dataclasses import replace
-
-    return replace(
-        figures,
-        pages=Figure(figures.pages.low, None),
-        matches=Figure(figures.matches.low, None),
-        scanned=Figure(figures.scanned.low, None),
-        read_units=Figure(figures.read_units.low, None),
-    )
-
-
-def _between(low: QueryFigures, high: QueryFigures) -> QueryFigures:
-    from dataclasses import replace
-
-    return replace(
-        high,
-        pages=Figure(low.pages.low, high.pages.low),
-        matches=Figure(low.matches.low, high.matches.low),
-        scanned=Figure(low.scanned.low, high.scanned.low),
-        read_units=Figure(low.read_units.low, high.read_units.low),
-    )
-
-
-def _with_matches(figures: QueryFigures, matches: Figure) -> QueryFigures:
-    from dataclasses import replace
-
-    return replace(figures, matches=matches)
-
-
-def tree_text(tree: Tree | None) -> str | None:
-    if tree is None:
-        return None
-    names: dict[str, str] = {}
-    values: dict[str, Any] = {}
-    text = deparse(tree, names, values)
-    return readable(text, names, {k: value_from_wire(v, k) for k, v in values.items()})

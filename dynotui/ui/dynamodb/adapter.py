@@ -10,7 +10,6 @@ changes nothing. The adapter asks the app only through its ``Host``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynotui.core.errors import InputError, error_words
@@ -18,7 +17,6 @@ from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
-from dynotui.core.pager import Pager
 from dynotui.dynamodb import history_entry
 from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions, describe, in_force, make_client
@@ -28,52 +26,36 @@ from dynotui.dynamodb.opening import Opened, Opening
 from dynotui.dynamodb.pricing import read_prices
 from dynotui.dynamodb.query_form import QueryForm, build_spec, for_order
 from dynotui.dynamodb.query_form import segment_count as wanted_segments
-from dynotui.dynamodb.schema import BASE, TableSchema, describe_table, list_tables
+from dynotui.dynamodb.schema import TableSchema, describe_table, list_tables
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
-from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
-from dynotui.ui.adapter import Answer, CursorStart, FirstPage, NewStack, Shown, Side
+from dynotui.ui.actions import Action
+from dynotui.ui.adapter import Adapter, CursorStart, FirstPage, NewStack, Shown, Side
+from dynotui.ui.dynamodb import restart
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
+from dynotui.ui.dynamodb.keys import ACTIONS
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
-from dynotui.ui.dynamodb.segmented import SegmentClients, split, split_now, whole
-from dynotui.ui.dynamodb.what_ifs import WHAT_IF, WhatIfs
+from dynotui.ui.dynamodb.reopen import connect_for, reopen_on, table_of
+from dynotui.ui.dynamodb.segmented import SegmentClients, split, whole
+from dynotui.ui.dynamodb.stacks import (
+    DynamoAnswer,
+    DynamoDBQuery,
+    DynamoPager,
+    DynamoQueryShown,
+    DynamoShown,
+    DynamoStack,
+)
+from dynotui.ui.dynamodb.what_ifs import WhatIfs
 from dynotui.ui.host import Counted, Host
-from dynotui.ui.query import Query
 
 if TYPE_CHECKING:
     from dynotui.report.model import Report  # made by the report, when one is asked for
 
-WORDS = {
-    "edit_query": ("Query", "Edit the query: keys, filter, projection, page size"),
-    "choose_order": ("Order", "Choose a sort order: base table, LSI or GSI"),
-    "toggle_mode": ("Raw/Fill", "Toggle raw and fill mode (a new cursor stack)"),
-    "compare": ("Compare", "Compare two sort orders side by side"),
-    "connection": ("Connection", "Change profile, region, endpoint or timeouts"),
-    "show_code": ("Code", "Code that reproduces this page: boto3, AWS CLI, JS"),
-    "copy_item(True)": ("Copy item (DynamoDB JSON)", "Copy the item, lossless"),
-    "copy_page": ("Copy page", "Copy the page as JSON lines (DynamoDB JSON)"),
-    "copy_start_key": ("Copy start key", "Copy this page's start key (DynamoDB JSON)"),
-    "paste_cursor": ("Paste cursor", "Open the page a pasted cursor token points at"),
-    "inspect_cursor": ("Inspect cursor", "Decode a cursor token and check it"),
-}
-PARTIQL = Action("colon", "db('partiql')", "PartiQL", "Page a PartiQL SELECT (ExecuteStatement)")
-ACTIONS = with_extra(
-    with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL]), "count", [WHAT_IF]
-)
-
-DynamoDBQuery = DynamoQuery | PartiQLQuery
-# Items and costs are DynamoDB's; a boundary is a Query's ExclusiveStartKey (an item's
-# keys) or a PartiQL NextToken (text), so the adapter's is either.
-DynamoShown = Shown[Any, Item, DynamoCost]
-DynamoStack = NewStack[Any, Item, DynamoCost]
-DynamoAnswer = Answer[Any, Item, DynamoCost]
-DynamoPager = Pager[Any, Item, DynamoCost]
-DynamoQueryShown = Query[Any, Item, DynamoCost]
 FOREIGN_ORIGIN = "from an unsigned foreign cursor (anyone could have edited it)"
 
 
-class DynamoDBAdapter:
+class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
     """``client`` is a botocore client (or the ``LazyClient`` the early read made);
     ``preread`` the table and page 1 read while the app loaded, if the command line named
     them."""
@@ -228,74 +210,19 @@ class DynamoDBAdapter:
         )
 
     def toggle_mode(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
-        query = shown.query
-        if isinstance(query, DynamoQuery):
-            mode = "fill" if query.spec.mode == "raw" else "raw"
-            if query.spec.segment is not None:  # a new segmented read, from the start
-                shown = replace(shown, query=whole(query))
-                new = self._restart_with(host, shown, "Mode", mode=mode)
-                if new is None:
-                    return None
-                return split_now(host, self.segment_clients, self.measurements, new)
-            return self._restart_with(host, shown, "Mode", mode=mode)
-        if isinstance(query, PartiQLQuery):
-            self._partiql_has_no(host, "Mode")
-        if isinstance(query, ImaginedQuery):
-            self._imagined_has_no(host, "Mode")
-        return None
+        return restart.toggle_mode(
+            host, shown, self._query, self.segment_clients, self.measurements
+        )
 
     def flip_direction(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
-        query = shown.query
-        if isinstance(query, DynamoQuery):
-            if query.spec.scan:
-                host.say("A Scan has no direction.", severity="warning")
-                return None
-            return self._restart_with(
-                host, shown, "Direction", descending=not query.form.descending
-            )
-        if isinstance(query, PartiQLQuery):
-            self._partiql_has_no(host, "Direction")
-        if isinstance(query, ImaginedQuery):
-            self._imagined_has_no(host, "Direction")
-        return None
+        return restart.flip_direction(host, shown, self._query)
 
     def count(
         self, host: Host, shown: DynamoShown, counted: Callable[[Counted | None], None]
     ) -> None:
-        from dynotui.dynamodb.count import CountResult, forecast
-        from dynotui.ui.dynamodb.count_screen import CountScreen
+        from dynotui.ui.dynamodb.count_screen import ask_count
 
-        query, pager = shown.query, shown.pager
-        if query is None or pager is None:
-            return
-        if isinstance(query, ImaginedQuery):
-            host.say(
-                "An imagined index has nothing to count: its matches are estimated in its "
-                "what-if (W).",
-                severity="warning",
-            )
-            return
-        segments = 1
-        if isinstance(query, DynamoQuery) and query.spec.segment is not None:
-            # A segment's view counts the whole Scan, in as many segments.
-            segments, query = query.spec.total_segments or 1, whole(query)
-        if not isinstance(query, DynamoQuery):
-            host.say(
-                "Count works on a Query or Scan (Select: COUNT); a PartiQL statement has none.",
-                severity="warning",
-            )
-            return
-        prediction = forecast(
-            query.schema, query.spec, pager.latest_reads(), pager.read_whole_result
-        )
-        before = host.count_of(pager.source.scope())
-        earlier = before if isinstance(before, CountResult) else None
-        host.ask(
-            CountScreen(
-                self._client, query, prediction, earlier, host.count_finished, segments=segments
-            ),
-            counted,
-        )
+        ask_count(host, self._client, shown, counted)
 
     def reconnect(
         self,
@@ -420,45 +347,18 @@ class DynamoDBAdapter:
         if history_entry.connection_record(self.options) != entry.connection:
             # Read on another connection: that one, as E would make it, then the entry.
             options = reopening.connection
-            spec, statement = reopening.spec, reopening.statement
-            table = spec.table if spec is not None else statement.target()[0] if statement else ""
-
-            def connect() -> Any:
-                client = make_client(options)
-                describe_table(client, table)  # it answers, or the old connection stays
-                return client
 
             def connected(client: Any) -> None:
                 self._reconnected(host, options, client)
-                self._reopen(host, reopening, answer)
+                reopen_on(host, self._client, reopening, self._query, answer)
 
-            host.call(connect, connected, lambda error: host.fail(error, "History"))
+            host.call(
+                lambda: connect_for(options, table_of(reopening)),
+                connected,
+                lambda error: host.fail(error, "History"),
+            )
             return
-        self._reopen(host, reopening, answer)
-
-    def _reopen(
-        self, host: Host, reopening: history_entry.DynamoReopening, answer: DynamoAnswer
-    ) -> None:
-        client = self._client
-        spec, statement = reopening.spec, reopening.statement
-        table = spec.table if spec is not None else statement.target()[0] if statement else ""
-
-        def described(schema: TableSchema) -> None:
-            query: DynamoDBQuery
-            form = reopening.form or QueryForm(order=spec.index or BASE if spec else BASE)
-            if spec is not None:
-                query = self._query(schema, form, spec)
-            else:
-                assert statement is not None
-                query = PartiQLQuery(schema, form, statement)
-            answer(reopened(query, reopening))
-
-        host.open_table(
-            table,
-            lambda: describe_table(client, table),
-            described,
-            lambda error: host.fail(error, "History"),
-        )
+        reopen_on(host, self._client, reopening, self._query, answer)
 
     def palette(self, shown: DynamoShown) -> Sequence[Action]:
         return self.what_ifs.palette(shown.query, shown.pager)
@@ -621,49 +521,6 @@ class DynamoDBAdapter:
         form = self._form_of(shown)
         host.ask(QueryScreen(schema, form, "", statement, "partiql-tab"), self._answering(answer))
 
-    def _restart_with(
-        self, host: Host, shown: DynamoShown, what: str, **changes: Any
-    ) -> DynamoStack | None:
-        """The same query with other options (mode, direction): a new stack, if valid."""
-        query, pager = shown.query, shown.pager
-        if pager is None or not isinstance(query, DynamoQuery):
-            return None
-        form = query.form.with_(**changes)
-        try:
-            spec = build_spec(query.schema, form)
-        except InputError as exc:
-            host.say(f"{exc} — nothing was changed.", title=what, severity="error")
-            return None
-        new = self._query(query.schema, form, spec)
-        if "mode" in changes:
-            # Page boundaries differ between modes: a new stack from where this one began.
-            first = pager.first_number
-            return NewStack(
-                new,
-                pager.start_key_of(first),
-                note=f"{spec.mode} mode: a new cursor stack",
-                origin=shown.origin,
-                first_number=first,
-            )
-        order = "descending" if form.descending else "ascending"
-        return NewStack(new, None, note=f"{order}: a new cursor stack from the start")
-
-    def _imagined_has_no(self, host: Host, what: str) -> None:
-        host.say(
-            "An imagined index pages as the query it was estimated for: change that query "
-            "and estimate again (W).",
-            title=what,
-            severity="warning",
-        )
-
-    def _partiql_has_no(self, host: Host, what: str) -> None:
-        host.say(
-            "A PartiQL statement pages one ExecuteStatement call per page, in the order its "
-            "SELECT reads: no fill mode, no direction to flip.",
-            title=what,
-            severity="warning",
-        )
-
     # -- the connection -----------------------------------------------------------------
 
     def _reconnected(self, host: Host, options: ConnectionOptions, client: Any) -> None:
@@ -679,19 +536,6 @@ class DynamoDBAdapter:
             "failed move.",
             title="Connection",
         )
-
-
-def reopened(query: DynamoQueryShown, reopening: history_entry.DynamoReopening) -> DynamoStack:
-    """A history entry's query as a new stack: numbered from the page it was left on, that
-    page re-read from its stored start key (checked as the source checks any)."""
-    page = max(reopening.page, 1)
-    return NewStack(
-        query,
-        note=reopening.note,
-        origin=f"reopened from history at page {page}",
-        first_number=page,
-        key_json=reopening.start_json,
-    )
 
 
 def _readable(queries: Iterable[object]) -> Iterator[DynamoDBQuery]:

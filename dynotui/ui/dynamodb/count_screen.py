@@ -4,6 +4,7 @@ cancellable at any call; the result says when it was taken and what it cost."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -17,9 +18,13 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Static
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import error_words
 from dynotui.core.figures_text import plural
-from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count
+from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count, forecast
 from dynotui.ui.background import Failed, Outcome, run_in_background
+from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.dynamodb.segmented import whole
+from dynotui.ui.dynamodb.stacks import DynamoShown
+from dynotui.ui.host import Counted, Host
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 from dynotui.ui.widgets.segment_map import SegmentMap
 
@@ -233,3 +238,36 @@ class CountScreen(ModalScreen[CountResult | None]):
             self.token.cancel()  # the partial result arrives as CountDone
             return
         self.dismiss(self.result)
+
+
+def ask_count(
+    host: Host, client: Any, shown: DynamoShown, counted: Callable[[Counted | None], None]
+) -> None:
+    """The count screen for ``shown``'s query (a segment's view counts the whole Scan, in
+    as many segments), with its forecast and the count kept earlier for it, if any."""
+    query, pager = shown.query, shown.pager
+    if query is None or pager is None:
+        return
+    if isinstance(query, ImaginedQuery):
+        host.say(
+            "An imagined index has nothing to count: its matches are estimated in its what-if (W).",
+            severity="warning",
+        )
+        return
+    segments = 1
+    if isinstance(query, DynamoQuery) and query.spec.segment is not None:
+        # A segment's view counts the whole Scan, in as many segments.
+        segments, query = query.spec.total_segments or 1, whole(query)
+    if not isinstance(query, DynamoQuery):
+        host.say(
+            "Count works on a Query or Scan (Select: COUNT); a PartiQL statement has none.",
+            severity="warning",
+        )
+        return
+    prediction = forecast(query.schema, query.spec, pager.latest_reads(), pager.read_whole_result)
+    before = host.count_of(pager.source.scope())
+    earlier = before if isinstance(before, CountResult) else None
+    host.ask(
+        CountScreen(client, query, prediction, earlier, host.count_finished, segments=segments),
+        counted,
+    )

@@ -30,17 +30,17 @@ from dynotui.table_export.reading import OpenExport
 from dynotui.table_export.source import ExportSource
 from dynotui.ui.actions import Action, reworded
 from dynotui.ui.adapter import NewStack
-from dynotui.ui.dynamodb.adapter import (
-    ACTIONS,
+from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
+from dynotui.ui.dynamodb.keys import ACTIONS
+from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.dynamodb.stacks import (
     DynamoAnswer,
-    DynamoDBAdapter,
     DynamoDBQuery,
     DynamoPager,
     DynamoQueryShown,
     DynamoShown,
     DynamoStack,
 )
-from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.dynamodb.what_ifs import WHAT_IF
 from dynotui.ui.host import Counted, Host
 from dynotui.ui.query import Clock, CodeTab

@@ -16,6 +16,7 @@ from dynotui.core.text import visible
 from dynotui.dynamodb.advice import Measurements, tied_rows
 from dynotui.dynamodb.dynamo_json import Item, plain_item, to_wire
 from dynotui.dynamodb.expressions import substitute
+from dynotui.dynamodb.item_shape import dynamo_shape
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.source import QuerySource
@@ -68,8 +69,6 @@ class DynamoItems:
 
     def export_shape(self) -> ItemShape:
         """As ``pages --format`` writes them: DynamoDB JSON lines, CSV of exact text."""
-        from dynotui.cli.export_options import dynamo_shape
-
         return dynamo_shape(self.key_columns(), plain=False)
 
 

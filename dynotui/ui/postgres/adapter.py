@@ -12,7 +12,6 @@ from dynotui.core.errors import FieldError, InputError
 from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
-from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
 from dynotui.postgres import history_entry
 from dynotui.postgres.connection import PgOptions, PgSession, redacted
@@ -23,7 +22,7 @@ from dynotui.postgres.source import PgBoundary, PgRow, PgSource
 from dynotui.postgres.sql import PgQuery
 from dynotui.report.model import Report
 from dynotui.ui.actions import GENERIC, Action, reworded
-from dynotui.ui.adapter import Answer, CursorStart, NewStack, Shown, Side
+from dynotui.ui.adapter import Adapter, Answer, CursorStart, NewStack, Shown, Side
 from dynotui.ui.host import Counted, Host
 from dynotui.ui.postgres.query import PostgresQuery
 from dynotui.ui.query import Query
@@ -60,7 +59,11 @@ def _rows(rows: int | None) -> str:
     return "?" if rows is None else f"~{rows:,}"
 
 
-class PostgresAdapter:
+class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
+    """The connection is open before the app starts (nothing waits for ``started``);
+    buffers are not billed per unit (no ``prices``); no key is PostgreSQL's own (no
+    ``run``) nor worded after what a view holds (no ``palette``)."""
+
     def __init__(
         self,
         connection: PgSession,
@@ -109,9 +112,6 @@ class PostgresAdapter:
             self._load_table(host, self.initial_table, answer)
         else:
             self.choose_table(host, answer)
-
-    def started(self) -> None:
-        pass  # the connection is open before the app starts
 
     def choose_table(self, host: Host, answer: PgAnswer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
@@ -218,9 +218,6 @@ class PostgresAdapter:
             return query.with_(mode="offset" if query.mode == "keyset" else "keyset")
         return None
 
-    def prices(self) -> PriceList | None:
-        return None  # buffers are not billed per unit
-
     def report(self, pagers: Sequence[PgPager], ledger: SessionLedger, code_page: int) -> Report:
         from dynotui.postgres.report import postgres_report  # only when a report is asked for
 
@@ -290,12 +287,6 @@ class PostgresAdapter:
             opened,
             lambda error: host.fail(error, "History"),
         )
-
-    def palette(self, shown: PgShown) -> Sequence[Action]:
-        return ()  # no key here is worded after what a view holds
-
-    def run(self, action: str, host: Host, shown: PgShown, answer: PgAnswer) -> None:
-        pass  # PostgreSQL has no keys of its own
 
     def close(self) -> None:
         """Cancel what runs on the server, so it does not run on until statement_timeout:

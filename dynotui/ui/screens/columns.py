@@ -22,6 +22,16 @@ class ColumnChoice:
     fit: bool
     fold_empty: bool = True
 
+    def apply_to(self, layout: ColumnLayout) -> bool:
+        """This choice made ``layout``'s; True when widths are to be fitted afresh to what
+        was read (asked for, or columns folded or shown again)."""
+        unfolded = layout.fold_empty != self.fold_empty
+        # Columns that came while the picker was open keep their place at the end.
+        layout.order[:] = self.order + [n for n in layout.order if n not in self.order]
+        layout.hidden = set(self.hidden)
+        layout.fold_empty = self.fold_empty
+        return self.fit or unfolded
+
 
 class ColumnsScreen(ModalScreen[ColumnChoice | None]):
     BINDINGS = [
