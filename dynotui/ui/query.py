@@ -55,6 +55,11 @@ class Query(Protocol[K, I, C]):
     def notes(self, page: Page[C, K, I]) -> list[str]:
         """Facts about a page for the status line (rows tied on an index key)."""
 
+    @property
+    def partial_result(self) -> bool:
+        """Whether its pages, read to the end, still hold only part of the result set (an
+        imagined index paged over the entries a what-if found so far): never "all"."""
+
     def conditions(self) -> frozenset[str]:
         """The result set's identity: two queries with equal conditions read the same rows."""
 
