@@ -45,7 +45,7 @@ from dynotui.ui.report_writing import write_session_report
 from dynotui.ui.screens.main import MainScreen
 from dynotui.ui.session import Session
 from dynotui.ui.share import Share
-from dynotui.ui.sidebar_mode import lay_out, strip_wanted
+from dynotui.ui.sidebar_mode import lay_out, scroll_sidebar, strip_wanted
 from dynotui.ui.theme import ThemeKeeper
 from dynotui.ui.widgets.pager_view import PagerView, ViewState
 from dynotui.ui.widgets.safe_text import notify, notify_error
@@ -503,6 +503,11 @@ class PagerApp(App[None]):
 
     def _width(self, width: int | None) -> int:
         return width if width is not None else self.size.width
+
+    def action_scroll_sidebar(self) -> None:
+        words = scroll_sidebar(self.active_view)
+        if words:
+            self.say(words)
 
     def action_toggle_sidebar(self) -> None:
         strip = self.active_view.has_class("-strip")

@@ -566,6 +566,7 @@ class PagerView(Horizontal):
             if state.segments is not None:
                 state.segments.read.select(state.segment)
             self._hint = None
+            self.query_one(CostSidebar).scroll_home(animate=False)  # a new query: its top
             if (
                 old is None
                 or old.query.key_columns() != state.query.key_columns()
