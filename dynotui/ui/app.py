@@ -21,7 +21,7 @@ from typing import Any, TypeVar, cast
 
 from textual import on
 from textual.app import App, SystemCommand
-from textual.events import Resize
+from textual.events import Key, Resize
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
@@ -42,6 +42,7 @@ from dynotui.ui.history import HistoryLog
 from dynotui.ui.host import A, Counted, Severity
 from dynotui.ui.query import Query
 from dynotui.ui.report_writing import write_session_report
+from dynotui.ui.screens.form_screen import FormScreen
 from dynotui.ui.screens.main import MainScreen
 from dynotui.ui.session import Session
 from dynotui.ui.share import Share
@@ -503,6 +504,13 @@ class PagerApp(App[None]):
 
     def _width(self, width: int | None) -> int:
         return width if width is not None else self.size.width
+
+    def on_key(self, event: Key) -> None:
+        # A key typed before the form it opened was pushed reaches here once that form is
+        # the screen (no binding of it took the key): held for the form, to be typed in.
+        screen = self.screen
+        if isinstance(screen, FormScreen) and not screen.shown:
+            screen.hold(event)
 
     def action_scroll_sidebar(self) -> None:
         words = scroll_sidebar(self.active_view)

@@ -20,6 +20,16 @@ WORDS = {
     "inspect_cursor": ("Inspect cursor", "Decode a cursor token and check it"),
 }
 PARTIQL = Action("colon", "db('partiql')", "PartiQL", "Page a PartiQL SELECT (ExecuteStatement)")
+
+
+def typed(action: str) -> str:
+    """The character of ``action``'s first key ("" for a key that types none)."""
+    from textual.keys import key_to_character
+
+    key = next(a.keys.split(",")[0] for a in ACTIONS if a.action == action)
+    return key_to_character(key) or ""
+
+
 ACTIONS = with_extra(
     with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL]), "count", [WHAT_IF]
 )

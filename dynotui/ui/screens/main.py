@@ -16,10 +16,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.events import DescendantFocus, Resize
+from textual.events import DescendantFocus, Key, Resize
 from textual.screen import Screen
 from textual.widgets import Header
 
+from dynotui.ui.screens.form_screen import TypedAhead
 from dynotui.ui.session import Session
 from dynotui.ui.widgets.compare_line import CompareLine
 from dynotui.ui.widgets.key_footer import KeyFooter
@@ -79,6 +80,7 @@ class MainScreen(Screen[None]):
         # Made here, not in compose: they stay readable after the app has exited.
         self._main_view = PagerView(session, client, events, id="main-view")
         self._right_view = PagerView(session, None, events, id="right", classes="compare-side")
+        self.typed_ahead = TypedAhead()  # keys typed for the form a table opening leads to
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -106,6 +108,16 @@ class MainScreen(Screen[None]):
     @property
     def active_view(self) -> PagerView:
         return self.right_view if self.comparing and self.active_id == "right" else self.main_view
+
+    def on_key(self, event: Key) -> None:
+        """While a table opens (its form comes next), keys typed are held for the form, not
+        acted on here ("acme" would copy the page and open the code view); q still quits
+        and Esc still stops the opening."""
+        opening = self.main_view.machine.status.table_opening is not None
+        if opening and event.is_printable and event.key not in ("q", "question_mark"):
+            event.stop()
+            event.prevent_default()
+            self.typed_ahead.hold(event)
 
     # -- entering and leaving -----------------------------------------------------------------
 
@@ -205,6 +217,7 @@ class MainScreen(Screen[None]):
 
     def page_shown(self, shown: PagerView) -> None:
         """A page is on ``shown``: the other side's advisor may now quote what it measured."""
+        self.typed_ahead.take()  # the table opened to a page, not a form: typed in vain
         if not self.comparing:
             return
         for view in self.views:
