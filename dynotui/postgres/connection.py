@@ -33,6 +33,7 @@ from typing import Any
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import DynotuiError, InputError, ReadCancelled, ServiceError
+from dynotui.core.extras import missing
 
 AUTO_EXPLAIN = (
     "LOAD 'auto_explain'",
@@ -437,9 +438,7 @@ def connect(options: PgOptions) -> PgSession:
     try:
         import psycopg
     except ImportError:
-        raise InputError(
-            "PostgreSQL support is an extra: pip install 'dynotui[postgres]'"
-        ) from None
+        raise InputError(missing("postgres", "PostgreSQL support")) from None
     try:
         conn = psycopg.connect(
             options.uri or "",

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynotui.core.errors import InputError
+from dynotui.core.extras import missing
 
 MAX_FILTER_TEXT = 100_000
 
@@ -64,9 +65,7 @@ def _pglast() -> Any:
     try:
         import pglast
     except ImportError:
-        raise InputError(
-            "PostgreSQL support is an extra: pip install 'dynotui[postgres]'"
-        ) from None
+        raise InputError(missing("postgres", "PostgreSQL support")) from None
     return pglast
 
 
