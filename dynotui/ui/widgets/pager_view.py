@@ -694,7 +694,11 @@ class PagerView(Horizontal):
             return
         state = self.state
         if state is not None:
-            text = status_line(state.query, state.pager.current, self._counted())
+            pager = state.pager
+            first = pager.current is not None and pager.number == pager.first_number
+            text = status_line(
+                state.query, pager.current, self._counted(), (first and pager.not_held()) or ""
+            )
             folded = len(self.results.folded)
             if folded and state.pager.current is not None:
                 text.append(
