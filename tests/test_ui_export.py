@@ -120,6 +120,17 @@ async def test_pages_in_key_order_both_ways_marked_as_the_export(
         assert line.startswith(f"Export of {WHEN} (not live data) · Query {TABLE}")
         page_cost = text_of(view.query_one("#page-cost"))
         assert figure(page_cost, "Read units") == ("0", "(an export)")
+        # No read units: said so, never "0 RCU" per page or "$0" a million views; the
+        # page's rows keep one label column, above and below the waste bar.
+        query_cost = text_of(view.query_one("#query-cost"))
+        assert "no RCU: no call was made" in query_cost
+        assert "p50" not in query_cost and "$" not in query_cost and " 0 RCU" not in query_cost
+        ends = set()
+        for label in ("Read units", "Count", "Calls"):  # above and below the waste bar
+            line = next(x for x in page_cost.splitlines() if x.startswith(label + " "))
+            number = figure(page_cost, label)[0]
+            ends.add(line.index(number, len(label)) + len(number))
+        assert len(ends) == 1, page_cost
         assert await read_all(pilot, app) == forward
         # Back through the stack, then each page re-read fresh from its stored start key.
         pager = view.state.pager

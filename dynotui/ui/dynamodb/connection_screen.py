@@ -18,6 +18,7 @@ from textual.widgets import Button, Footer, Input, Label
 
 from dynotui.core.errors import FieldError, InputError
 from dynotui.dynamodb.connection import ConnectionOptions, check_endpoint, check_region
+from dynotui.ui.widgets.form import ErrorLine
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 FIELDS = (
@@ -66,9 +67,11 @@ class ConnectionScreen(ModalScreen[ConnectionOptions | None]):
                 for name, label in FIELDS:
                     value, source = self.in_force.get(name, ("", ""))
                     yield Label(plain(f"{label} · in force: {value or '(none)'}, from {source}"))
-                    yield Input(value=self._typed(name, value), id=name)
-                    yield Label("", id=f"{name}-error", classes="field-error")
-            yield Button("Connect (ctrl+s)", variant="primary", id="connect")
+                    # One line a field: every field in view above the button, 80x24 too.
+                    typed = self._typed(name, value)
+                    yield Input(value=typed, placeholder=label, id=name, compact=True)
+                    yield ErrorLine(id=f"{name}-error")
+            yield Button("Connect (ctrl+s)", variant="primary", id="connect", compact=True)
         yield Footer()
 
     def _typed(self, name: str, in_force: str) -> str:

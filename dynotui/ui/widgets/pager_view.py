@@ -701,9 +701,10 @@ class PagerView(Horizontal):
             )
             folded = len(self.results.folded)
             if folded and state.pager.current is not None:
+                # Short: the status is one line at 120x35, so the grid does not move down a
+                # line on the page that folds a column.
                 text.append(
-                    f" · {folded} empty column{'s' if folded > 1 else ''} folded "
-                    "(f, then e, shows them)",
+                    f" · {folded} empty column{'s' if folded > 1 else ''} folded (f shows)",
                     style="dim",
                 )
             line.hold_for(state.pager, text)

@@ -69,15 +69,27 @@ def _wrapped(text: str, width: int, indent: int) -> list[str]:
     return textwrap.wrap(text, room, break_long_words=True, break_on_hyphens=False) or [""]
 
 
-def rows_text(rows: Sequence[Row], width: int = WIDTH, numbers: int | None = None) -> Text:
-    """Rows laid out as columns: the label, the number right-aligned (``numbers`` cells,
-    else as wide as the widest here), the unit, then the note, wrapped beside them so the
-    numbers stay in their column (under the label where that is too narrow to hold its
-    words whole)."""
+def label_column(rows: Sequence[Row]) -> int:
+    """The label column's width for ``rows``: the longest label, within its bounds."""
+    labels = [visible(("  " + row.label) if row.part else row.label) for row in rows]
+    return min(max([LABEL, *(cell_len(label) for label in labels)]), LABEL_MAX)
+
+
+def rows_text(
+    rows: Sequence[Row],
+    width: int = WIDTH,
+    numbers: int | None = None,
+    column: int | None = None,
+) -> Text:
+    """Rows laid out as columns: the label (``column`` cells, else as wide as the widest
+    here), the number right-aligned (``numbers`` cells, else as wide as the widest here),
+    the unit, then the note, wrapped beside them so the numbers stay in their column
+    (under the label where that is too narrow to hold its words whole)."""
     if numbers is None:
         numbers = max((cell_len(row.value) for row in rows), default=0)
     labels = [visible(("  " + row.label) if row.part else row.label) for row in rows]
-    column = min(max([LABEL, *(cell_len(label) for label in labels)]), LABEL_MAX)
+    if column is None:
+        column = label_column(rows)
     text = Text()
     for row, label in zip(rows, labels, strict=True):
         fits = cell_len(label) <= column
@@ -136,9 +148,10 @@ def heading(title: str, words: str, width: int = WIDTH) -> Text:
 def page_text(page: PageSummary[Any], width: int = WIDTH) -> Text:
     rows = page_rows(page)
     numbers = max((cell_len(row.value) for row in rows), default=0)
+    column = label_column(rows)  # one column above and below the bar: numbers aligned
     counted = next((at for at, row in enumerate(rows) if row.label == "Count"), len(rows) - 1)
     text = heading(f"Page {page.number}", "cached" if page.cached else "fresh", width)
-    text.append_text(rows_text(rows[: counted + 1], width, numbers))
+    text.append_text(rows_text(rows[: counted + 1], width, numbers, column))
     text.append_text(waste_bar(page))
     if page.scanned_count is not None:
         wasteful = page.waste_ratio > 0.5
@@ -150,10 +163,10 @@ def page_text(page: PageSummary[Any], width: int = WIDTH) -> Text:
             )
     else:
         text.append("\n")
-    text.append_text(rows_text(rows[counted + 1 :], width, numbers))
+    text.append_text(rows_text(rows[counted + 1 :], width, numbers, column))
     for warning in page.cost.warnings():
         text.append(visible(warning) + "\n", style="yellow")
-    text.append("Next".ljust(LABEL) + " " + NEXT_PAGE[page.has_next] + "\n", style="bold")
+    text.append("Next".ljust(column) + " " + NEXT_PAGE[page.has_next] + "\n", style="bold")
     if page.empty_with_key:
         text.append(
             "Empty page, but a key came back:\nkeep paging, this is not the end.\n",
@@ -233,7 +246,10 @@ def strip_text(
         second.append(f"stack {_headline(totals.cost)}")
     if advice:
         second.append(f"advisor: {advice} (b)")
-    if measures is not None:
+    if measures is not None and totals.pages_read and not totals.calls:
+        # No call made (a table export's files): no read units to measure, nor money.
+        second += [f"no {page.cost.unit}: no call was made", *compact(measures).split(" · ")[1:]]
+    elif measures is not None:
         shape, *rest = compact(measures).split(" · ")
         second.append(shape)
         if per_item is not None and measures.unit:
