@@ -105,7 +105,11 @@ class PagerApp(App[None]):
 
     def get_default_screen(self) -> Screen[None]:
         self._main_screen = MainScreen(
-            self.session, self.adapter.client("main"), self._main_screen_ready, events=self
+            self.session,
+            self.adapter.client("main"),
+            self._main_screen_ready,
+            events=self,
+            host=self,
         )
         return self._main_screen
 
@@ -474,6 +478,10 @@ class PagerApp(App[None]):
                 view.redraw_columns(to_content=choice.apply_to(layout))
 
         self.push_screen(ColumnsScreen(layout), chosen)
+
+    def action_entity_filter(self) -> None:
+        """The rows of one entity kept in view (client-side), the next each time."""
+        self.active_view.filter_entity()
 
     def action_compare(self) -> None:
         screen = self.main_screen

@@ -20,6 +20,7 @@ from textual.events import DescendantFocus, Key, Resize
 from textual.screen import Screen
 from textual.widgets import Header
 
+from dynotui.ui.host import Host
 from dynotui.ui.screens.form_screen import TypedAhead
 from dynotui.ui.session import Session
 from dynotui.ui.widgets.compare_line import CompareLine
@@ -69,17 +70,20 @@ class MainScreen(Screen[None]):
         ready: Callable[[], None] = lambda: None,
         *,
         events: ViewEvents | None = None,
+        host: Host | None = None,
     ) -> None:
         """``ready`` is called once the screen and its views are mounted; ``events`` is
-        told what the views do (the app)."""
+        told what the views do (the app); ``host`` shows the screens they open (the app)."""
         super().__init__()
         self.session = session
         self.ready = ready
         self.comparing = False
         self.active_id = "main-view"
         # Made here, not in compose: they stay readable after the app has exited.
-        self._main_view = PagerView(session, client, events, id="main-view")
-        self._right_view = PagerView(session, None, events, id="right", classes="compare-side")
+        self._main_view = PagerView(session, client, events, host=host, id="main-view")
+        self._right_view = PagerView(
+            session, None, events, host=host, id="right", classes="compare-side"
+        )
         self.typed_ahead = TypedAhead()  # keys typed for the form a table opening leads to
 
     def compose(self) -> ComposeResult:
