@@ -34,7 +34,7 @@ from dynotui.ui.actions import Action
 from dynotui.ui.adapter import Adapter, CursorStart, FirstPage, NewStack, Shown, Side
 from dynotui.ui.dynamodb import restart
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
-from dynotui.ui.dynamodb.keys import ACTIONS, typed
+from dynotui.ui.dynamodb.keys import ACTIONS
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.plans import Plans
 from dynotui.ui.dynamodb.query import DynamoQuery
@@ -181,9 +181,7 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         answer = self._split(host, answer)
         schema = self._schema_for(shown)
         if schema is not None:
-            self._edit(
-                host, shown, schema, self._form_of(shown), answer, opener=typed("edit_query")
-            )
+            self._edit(host, shown, schema, self._form_of(shown), answer)
 
     def choose_order(self, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         from dynotui.ui.screens.picker import PickerScreen
@@ -549,7 +547,6 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         form: QueryForm,
         answer: DynamoAnswer,
         note: str = "",
-        opener: str = "",
     ) -> None:
         """The query form, on the view's query (the PartiQL tab for a statement)."""
         from dynotui.ui.dynamodb.query_screen import QueryScreen
@@ -558,7 +555,7 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         statement, tab = None, "query-tab"
         if isinstance(current, PartiQLQuery) and not note:
             statement, tab = current.statement, "partiql-tab"
-        host.ask(QueryScreen(schema, form, note, statement, tab, opener), self._answering(answer))
+        host.ask(QueryScreen(schema, form, note, statement, tab), self._answering(answer))
 
     def _with_measurements(self, query: DynamoDBQuery) -> DynamoDBQuery:
         if isinstance(query, DynamoQuery):
@@ -574,8 +571,7 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         current = shown.query
         statement = current.statement if isinstance(current, PartiQLQuery) else None
         form = self._form_of(shown)
-        screen = QueryScreen(schema, form, "", statement, "partiql-tab", typed("db('partiql')"))
-        host.ask(screen, self._answering(answer))
+        host.ask(QueryScreen(schema, form, "", statement, "partiql-tab"), self._answering(answer))
 
     # -- the connection -----------------------------------------------------------------
 

@@ -35,6 +35,7 @@ from dynotui.dynamodb.partiql import Statement, parse_parameters
 from dynotui.dynamodb.query_form import QueryForm, build_spec
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.spec import PAGE_SIZE_MAX, SORT_OPERATORS, typed_value
+from dynotui.ui.dynamodb.keys import typed
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.external_editor import edit_field
@@ -101,9 +102,9 @@ class QueryScreen(FormScreen[DynamoQuery | PartiQLQuery | None]):
         note: str = "",
         statement: Statement | None = None,
         tab: str = "query-tab",
-        opener: str = "",
     ) -> None:
-        super().__init__(opener)
+        # The key that opens this tab: pressed again while the form comes, it is not typed.
+        super().__init__(typed("db('partiql')" if tab == "partiql-tab" else "edit_query"))
         self.schema = schema
         self.form = form
         self.note = note

@@ -1,7 +1,8 @@
 """A form that takes every key typed for it: keys pressed before it is on screen (a word
 typed ahead while it opens, seconds on a busy machine) are held and typed into it once
 it is drawn, into the field it focuses, never acted on by the screen beneath. A repeat of
-the key that opened it (``e`` pressed twice) is not typed ("eSELECT ...").
+the key that opens it (``e`` pressed twice) is not typed ("eSELECT ..."): a form opened
+another way (an order chosen, a table opened) drops that key too, if typed first.
 
 Keys typed while the table a form is for is still being opened (the main screen's
 ``TypedAhead``) are held there and typed into the form the same way.
