@@ -117,6 +117,38 @@ def test_scan_reads_everything_and_points_at_the_index(client, schema) -> None:
     assert "scan" not in run(client, from_key(schema, partition_value="c001"))[0]
 
 
+def test_a_scan_names_the_index_the_table_has_and_its_measured_cost(client, schema) -> None:
+    """A Scan filtering on `status`: GSI `by_status` already reads one status's items, so
+    no index is proposed; the finding names by_status, then, once a Query there is read on
+    the same conditions, quotes what it cost per item shown."""
+    from dynotui.dynamodb.advice import Measurements
+
+    measurements = Measurements()
+    scan = from_expressions(schema.name, scan=True, filter="status = :r", values=RARE)
+    scanning = query_pager(client, scan, schema, measurements=measurements)
+    walk(scanning, limit=3)
+    found = {f.kind: f.text for f in scanning.advisor.findings()}
+    assert "index-what-if" not in found, found["index-what-if"]
+    assert not any("A GSI with" in text for text in found.values())
+    assert "partition key of GSI `by_status`" in found["query-instead"]
+    assert "Compare both with w" in found["query-instead"]
+    query = from_expressions(
+        schema.name,
+        index="by_status",
+        key_condition="#s = :r",
+        names={"#s": "status"},
+        values=RARE,
+        page_size=100,
+    )
+    on_index = query_pager(client, query, schema, measurements=measurements)
+    pages = walk(on_index, limit=3)
+    # Ground truth: the index's pages as read, each page's RCU over the items it showed.
+    units = sum(p.cost.capacity.total for p in pages)
+    shown = sum(len(p.items) for p in pages)
+    found = {f.kind: f.text for f in scanning.advisor.findings()}
+    assert f"measured, it cost {units / shown:.4g} RCU per item shown" in found["query-instead"]
+
+
 def test_size_cuts_on_large_items_only(client, schema) -> None:
     assert (
         "size-cut"

@@ -392,3 +392,40 @@ def test_a_walk_that_would_repeat_a_boundary_stops_with_an_error(
     # The guard refuses only a boundary already begun on: a page that moves on is read.
     pager.source = pager.source.source
     assert pager.next().number == 4
+
+
+def test_a_stack_opened_at_page_3_goes_back_to_page_1_from_the_start(client, schema) -> None:
+    """A stack opened at page 3 (from history, a cursor) holds nothing before it: p and g
+    read page 1 from the start of the result (a plain boto3 Query's first page), page 2 is
+    refused by name, and from page 1 the stack is an ordinary one (n gives page 2)."""
+    from dynotui.core.errors import InputError
+
+    spec = from_key(schema, partition_value=demo.BIG_CUSTOMER, page_size=30)
+    params: dict[str, Any] = {
+        "TableName": demo.TABLE,
+        "KeyConditionExpression": "customer = :c",
+        "ExpressionAttributeValues": {":c": {"S": demo.BIG_CUSTOMER}},
+        "Limit": 30,
+    }
+    truth = [client.query(**params)]
+    for _ in range(2):
+        truth.append(client.query(**params, ExclusiveStartKey=truth[-1]["LastEvaluatedKey"]))
+    for move in ("prev", "first", 1):
+        third = query_pager(client, spec, schema)
+        third = type(third)(third.source, start_key=truth[1]["LastEvaluatedKey"], first_number=3)
+        page = third.next()
+        assert page.number == 3 and page.items == truth[2]["Items"]
+        assert not third.has_prev and third.reopened
+        assert third.not_held() == (
+            "pages 1 to 2 not held (reopened at page 3): p or g reads page 1 again"
+        )
+        with pytest.raises(InputError, match="page 2 comes before this stack"):
+            third.plan(2)
+        back = third.go(move)
+        assert back.number == 1 and back.items == truth[0]["Items"] and not back.cached
+        assert third.first_number == 1 and not third.reopened and third.not_held() is None
+        assert [n for n, _ in third.stack] == [1, 2]
+        assert third.next().items == truth[1]["Items"]
+        assert third.go("first").number == 1
+        with pytest.raises(InputError, match="already on the first page"):
+            third.plan("prev")

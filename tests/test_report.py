@@ -367,3 +367,44 @@ def test_partiql_without_capacity_says_not_reported_never_zero(ddb, demo_table, 
     markdown = Path(out["markdown"]).read_text()
     assert "| capacity (RCU) | not reported |" in markdown and "$0 " not in markdown
     assert "Page 1 · boto3" in markdown
+
+
+def test_figures_read_on_dynamodb_local_are_said_to_be_its_own(client, demo_table) -> None:
+    """DynamoDB Local applies the 1 MB limit after the filter: one call over the archive's
+    large orders reads all of them, for more units than one call can cost on the service.
+    The page's warnings and the report say so; the same pages read as the service's say
+    nothing of the kind."""
+    from dataclasses import replace
+
+    from dynotui.dynamodb.cost import service_call_max
+
+    answer = client.query(
+        TableName=demo.TABLE,
+        KeyConditionExpression="customer = :c",
+        FilterExpression="#s = :r",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues={":c": {"S": demo.ARCHIVE_CUSTOMER}, ":r": {"S": "RETURNED"}},
+        ReturnConsumedCapacity="TOTAL",
+    )
+    units = answer["ConsumedCapacity"]["CapacityUnits"]
+    assert units > service_call_max(consistent=True), "one call, past what the service bills"
+    schema = describe_table(client, demo.TABLE)
+    spec = from_key(
+        schema,
+        partition_value=demo.ARCHIVE_CUSTOMER,
+        filter="status = :r",
+        filter_values={":r": {"S": demo.RARE_STATUS}},
+        page_size=1000,
+    )
+    local = Pager(QuerySource(client, spec, schema))
+    page = local.next()
+    warned = " ".join(page.cost.warnings())
+    assert "DynamoDB Local's own figures" in warned
+    assert f"up to {units:,.10g} RCU" in warned
+    assert f"at most {service_call_max(consistent=False):,.10g} RCU" in warned
+    notes = " ".join(dynamodb_report([local], prices=None).notes)
+    assert "Read on DynamoDB Local" in notes and f"up to {units:,.10g} RCU" in notes
+    assert "DynamoDB Local" in render_markdown(dynamodb_report([local], prices=None))
+    service = Pager(QuerySource(client, spec, replace(schema, counts_live=False)))
+    assert not any("Local" in w for w in service.next().cost.warnings())
+    assert not dynamodb_report([service], prices=None).notes

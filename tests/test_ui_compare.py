@@ -230,3 +230,97 @@ async def test_keys_only_index_marks_attributes_not_projected(client, demo_table
         status = labels.index("status")
         assert all(row[status] == "· not projected" for row in grid_rows(view))
         assert "projects KEYS_ONLY" in text_of(view.query_one("#query-line", Static))
+
+
+def boto3_matches(client: Any, customer: str) -> int:
+    """The customer's RETURNED orders, counted by a plain boto3 loop."""
+    count = 0
+    params: dict[str, Any] = {
+        "TableName": demo.TABLE,
+        "KeyConditionExpression": "customer = :c",
+        "FilterExpression": "#s = :r",
+        "ExpressionAttributeNames": {"#s": "status"},
+        "ExpressionAttributeValues": {":c": {"S": customer}, ":r": {"S": demo.RARE_STATUS}},
+    }
+    while True:
+        answer = client.query(**params)
+        count += answer["Count"]
+        if "LastEvaluatedKey" not in answer:
+            return count
+        params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+async def test_each_side_counts_the_matches_it_showed(client, demo_table) -> None:
+    """Fill mode reads one match past each page to know a next one exists: that match is
+    the next page's first, so a side counts it once, as the raw side does."""
+    truth = boto3_matches(client, SMALL)
+    form = QueryForm(
+        partition_value=SMALL,
+        filter="status = :r",
+        values='{":r": "RETURNED"}',
+        page_size="2",
+        mode="fill",
+    )
+    app = make_app(client, form)
+    async with app.run_test(size=(220, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        await open_right(
+            pilot,
+            app,
+            "by_status",
+            demo.RARE_STATUS,
+            filter="customer = :c",
+            values=f'{{":c": "{SMALL}"}}',
+        )
+        screen = app.main_screen
+        left, right = screen.main_view, screen.right_view
+        for _ in range(40):  # both sides to their end
+            if not left.pager.can_advance and not right.pager.can_advance:
+                break
+            await pilot.press("N")
+            await settle(pilot)
+        assert left.pager.totals.count > truth, "the left side read a look-ahead match"
+        line = text_of(screen.query_one("#compare-line", Static))
+        sides = line.split("\n")[:2]
+        assert all(f"all {truth} matches" in side for side in sides), line
+
+
+def _bars(view: Any) -> str:
+    """The chart of a side as the terminal shows it."""
+    from rich.console import Console
+
+    spark = view.query_one("#capacity-spark")
+    console = Console(width=spark.size.width, record=True, color_system=None)
+    console.print(spark.render(), end="")
+    return console.export_text()
+
+
+async def test_both_sides_chart_on_one_scale(client, demo_table) -> None:
+    """A bar of one height costs the same on either side: both charts span the lowest to
+    the highest page cost of the two, so the cheaper side's bars stay low."""
+    app = make_app(client, LEFT.with_(partition_value="archive", filter="", values=""))
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = await open_compare(pilot, app)
+        for _ in range(3):
+            await pilot.press("N")
+            await settle(pilot)
+        left, right = screen.main_view, screen.right_view
+        costs = {
+            side: [s.cost.headline for n, _ in view.pager.stack if (s := view.pager.summary_of(n))]
+            for side, view in (("left", left), ("right", right))
+        }
+        assert min(costs["left"]) > max(costs["right"]), costs  # the archive's attachments
+        every = costs["left"] + costs["right"]
+        for view in (left, right):
+            assert view.query_one("#capacity-spark").scale == (min(every), max(every))
+            assert "on one scale with the other side" in text_of(
+                view.query_one("#spark-label", Static)
+            )
+        assert set(_bars(right)) - set(" \n") == {"▁"}, "the cheap side's bars at the bottom"
+        assert "█" in _bars(left)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not screen.comparing
+        assert left.query_one("#capacity-spark").scale is None, "alone: its own scale"

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from export_layout import scan_all, wire, write_export
 from helpers import drain
+from textual.widgets import Label
 from uihelpers import FixedClock, Recorder, figure, messages, recording, text_of
 
 from dynotui.dynamodb.dynamo_json import to_wire
@@ -119,6 +120,17 @@ async def test_pages_in_key_order_both_ways_marked_as_the_export(
         assert line.startswith(f"Export of {WHEN} (not live data) · Query {TABLE}")
         page_cost = text_of(view.query_one("#page-cost"))
         assert figure(page_cost, "Read units") == ("0", "(an export)")
+        # No read units: said so, never "0 RCU" per page or "$0" a million views; the
+        # page's rows keep one label column, above and below the waste bar.
+        query_cost = text_of(view.query_one("#query-cost"))
+        assert "no RCU: no call was made" in query_cost
+        assert "p50" not in query_cost and "$" not in query_cost and " 0 RCU" not in query_cost
+        ends = set()
+        for label in ("Read units", "Count", "Calls"):  # above and below the waste bar
+            line = next(x for x in page_cost.splitlines() if x.startswith(label + " "))
+            number = figure(page_cost, label)[0]
+            ends.add(line.index(number, len(label)) + len(number))
+        assert len(ends) == 1, page_cost
         assert await read_all(pilot, app) == forward
         # Back through the stack, then each page re-read fresh from its stored start key.
         pager = view.state.pager
@@ -177,6 +189,10 @@ async def test_count_and_partitions_of_the_whole_export(client, export_folder) -
         await pilot.press("c")
         await settle(pilot)
         assert "Athena: the count" in [tab.title for tab in app.screen.tabs.values()]
+        # Its title says what the tabs hold: no code reads a page of an export.
+        title = str(app.screen.query_one("#code-title", Label).render())
+        assert "from its start key" not in title and "Code for page" not in title
+        assert "table export" in title and "Athena" in title
 
 
 def test_bad_flags_with_an_export_are_one_line(export_folder) -> None:

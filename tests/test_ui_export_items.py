@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import Input, ProgressBar, Static
 from uihelpers import FixedClock, dynamodb_app, said, text_of, until
 
 import dynotui.ui.exporting as exporting
@@ -122,6 +122,8 @@ async def test_whole_query_csv_is_the_boto3_loop(client, demo_table, tmp_path) -
         # Read fresh by a stack of its own, and billed: the view's stack is left alone.
         assert app.session.ledger.figures().pages_read == before + screen.result.pages
         assert app.pager.number == 1
+        # A finished export's progress is whole: 100%, not "--%" for a total not known.
+        assert screen.query_one(ProgressBar).percentage == 1.0
     header, rows = read_csv(path)
     assert (header, rows) == csv_truth(truth, KEYS)
     assert oct(path.stat().st_mode & 0o777) == oct(0o600)

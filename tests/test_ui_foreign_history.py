@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input, Label, Static
-from uihelpers import Recorder, dynamodb_app, recording, said, screen_text, text_of
+from uihelpers import Recorder, dynamodb_app, messages, recording, said, screen_text, text_of
 
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.history import HistoryStore
@@ -257,3 +257,46 @@ def test_resume_on_a_connection_that_is_gone_is_one_line(tmp_path: Path) -> None
     assert ran.returncode == 1, ran.stderr
     assert ran.stderr.count("\n") == 1 and "--resume: cannot reach" in ran.stderr
     assert "customer = 'acme'" in ran.stderr, "names the query it would have reopened"
+
+
+async def test_a_stack_reopened_at_page_4_goes_back_to_page_1(
+    client, ddb, demo_table, tmp_path: Path
+) -> None:
+    """Reopened from history at page 4, the stack holds no page before it: the status line
+    says so, and p (then g) reads page 1 again from the start, the items a plain boto3
+    Query gives first; n then walks on from there."""
+    store = HistoryStore(tmp_path / "history.json")
+    app = app_on(client, ddb, store)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("n", "n", "n")
+        await settle(pilot)
+        await pilot.press("q")
+    entry = store.last()
+    assert entry is not None and entry.page == 4
+    truth = client.query(**ACME_QUERY, Limit=7)
+    second = client.query(**ACME_QUERY, Limit=7, ExclusiveStartKey=truth["LastEvaluatedKey"])
+    again = app_on(client, ddb, store, table=None, resume=entry)
+    async with again.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert again.pager.number == 4
+        status = text_of(again.main_view.query_one("#status-line", Static))
+        assert "pages 1 to 3 not held" in status and "p or g reads page 1 again" in status
+        await pilot.press("p")
+        await settle(pilot)
+        assert again.pager.number == 1
+        assert list(again.pager.current.items) == truth["Items"], "page 1, from the start"
+        assert not any("first page" in m for m in messages(again))
+        await pilot.press("n")
+        await settle(pilot)
+        assert again.pager.number == 2 and list(again.pager.current.items) == second["Items"]
+        await pilot.press("p")
+        await settle(pilot)
+        assert again.pager.number == 1 and again.pager.current.cached
+    reopened = app_on(client, ddb, store, table=None, resume=entry)
+    async with reopened.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await settle(pilot)
+        assert reopened.pager.number == 1
+        assert list(reopened.pager.current.items) == truth["Items"]

@@ -102,29 +102,99 @@ async def test_the_filter_is_two_tabs_from_the_partition_value(
 
 def _burst(app: Any, *keys: str) -> None:
     """Keys typed faster than the form is drawn: all sent before the app runs again."""
+    from textual.keys import key_to_character
+
     for key in keys:
-        app.post_message(events.Key(key, key))
+        app.post_message(events.Key(key, key_to_character(key)))
 
 
 @pytest.mark.parametrize("opener", ["e", "colon"])
-async def test_keys_typed_before_the_form_is_drawn_are_not_typed_into_it(
+async def test_keys_typed_before_the_form_is_drawn_are_typed_into_it(
     client: Any, demo_table: str, opener: str
 ) -> None:
+    """Typed while the form opens: into its field once it is drawn, never acted on by the
+    main screen (x copies the start key there); the opening key pressed again is not
+    typed ("eSELECT")."""
     app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER))
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
-        _burst(app, opener, "x", "y")  # x copies the start key on the main screen
+        _burst(app, opener, opener, "x", "y")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, QueryScreen)
         if opener == "colon":
             field: Any = screen.query_one("#statement", TextArea)
-            assert field.text.startswith("SELECT"), field.text
+            assert field.text.startswith("xySELECT"), field.text
         else:
             field = screen.query_one("#partition_value", Input)
-            assert field.value == demo.BIG_CUSTOMER
+            assert field.value == "xy", "typed over the value, selected as the field is focused"
         assert not any("Copied" in m or "copied" in m for m in messages(app)), "nor acted on"
         assert app.focused is field, "the form is ready for keys once drawn"
         await pilot.press("z")
         typed = field.text if opener == "colon" else field.value
-        assert "z" in typed, "keys typed once it is drawn go in"
+        assert "xyz" in typed, "keys typed once it is drawn go in after them"
+
+
+async def test_keys_typed_while_the_table_opens_go_into_its_form(
+    client: Any, demo_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app opened on a table and no query: the form comes after DescribeTable, seconds
+    on a busy machine. A word typed meanwhile is not acted on by the main screen (a copies
+    the page, c opens the code view) but typed into the form once it is up."""
+    import threading
+
+    from dynotui.ui.dynamodb import adapter
+
+    answered = threading.Event()
+    real = adapter.describe_table
+
+    def slow_describe(*args: Any) -> Any:
+        answered.wait(10)  # the test says when DescribeTable answers
+        return real(*args)
+
+    monkeypatch.setattr(adapter, "describe_table", slow_describe)
+    app = make_app(client, QueryForm(), open_form=True)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await pilot.pause()
+        assert app.main_view.machine.status.table_opening is not None, "still opening"
+        _burst(app, "a", "c", "m", "e")
+        await pilot.pause()
+        answered.set()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QueryScreen)
+        assert screen.query_one("#partition_value", Input).value == "acme"
+        assert not any("opied" in m for m in messages(app)), "nothing acted on beneath"
+
+
+async def test_the_placeholders_come_from_the_table(client: Any, table_name: Any) -> None:
+    """On a table with no `status`, the form's examples are its own attributes, typed:
+    never the demo's `status = :r` and `RETURNED`."""
+    from dynotui.local.tables import Index, create_table, table_definition
+
+    name = table_name("readings")
+    create_table(
+        client,
+        table_definition(
+            name,
+            ("device", "S"),
+            ("at", "N"),
+            global_indexes=(Index("by_level", ("level", "N"), ("at", "N")),),
+        ),
+    )
+    app = make_app(client, QueryForm(), table=name, open_form=True)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QueryScreen)
+        hints = {
+            field: screen.query_one(f"#{field}", Input).placeholder
+            for field in ("partition_value", "filter", "values")
+        }
+        assert hints["partition_value"].startswith("device (S)")
+        assert hints["filter"].startswith("level = :v")
+        assert hints["values"] == '{":v": 42}', "level is a number"
+        hint = str(screen.query_one("#values-hint").render())
+        every = " ".join([*hints.values(), hint])
+        assert "status" not in every and "RETURNED" not in every
+        assert screen.query_one("#parameters", Input).placeholder.endswith('[{"S": "text"}]')

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from rich.cells import cell_len
+from textual.widgets import Static
 from uihelpers import figure, make_app, screen_text, text_of
 
 from dynotui.core.figure_rows import Row
@@ -144,3 +145,69 @@ def test_a_narrow_sidebar_wraps_whole_words(width: int) -> None:
         if value in line
     }
     assert len(ends) == 1, "the numbers stay in their column"
+
+
+async def test_the_sidebar_says_figures_from_dynamodb_local_are_its_own(
+    client: Any, demo_table: str
+) -> None:
+    form = QueryForm(
+        partition_value=demo.ARCHIVE_CUSTOMER,
+        filter="status = :r",
+        values='{":r": "RETURNED"}',
+        page_size="1000",
+    )
+    app = make_app(client, form)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        page = text_of(app.main_view.query_one("#page-cost", TextStatic))
+        units = app.main_view.pager.current.cost.capacity.total
+        assert "DynamoDB Local's own figures" in page
+        assert f"up to {units:,.10g} RCU" in " ".join(page.split())
+
+
+async def test_b_scrolls_the_sidebar_and_a_new_query_starts_at_its_top(
+    client: Any, demo_table: str
+) -> None:
+    """At 120x35 the sidebar is taller than the screen: B pages it down to the advisor and
+    from its end back to its top; the next query's sidebar starts at its top, showing
+    "Page N", whatever the last one was scrolled to."""
+    app = make_app(client, RARE)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        sidebar = app.main_view.query_one("#sidebar")
+        advice = app.main_view.query_one("#advice")
+        assert sidebar.max_scroll_y > 0, "the sidebar overflows at 120x35"
+        assert advice.region.y >= sidebar.region.bottom, "the advisor starts off screen"
+        pages = 0
+        while sidebar.scroll_y < sidebar.max_scroll_y and pages < 10:
+            await pilot.press("B")
+            await settle(pilot)
+            pages += 1
+        assert sidebar.scroll_y == sidebar.max_scroll_y
+        assert sidebar.region.y <= advice.region.y < sidebar.region.bottom, "the advisor shows"
+        await pilot.press("B")
+        await settle(pilot)
+        assert sidebar.scroll_y == 0, "from its end, back to its top"
+        await pilot.press("B")
+        await settle(pilot)
+        assert sidebar.scroll_y > 0
+        await pilot.press("m")  # the other mode: a new cursor stack
+        await settle(pilot)
+        assert app.main_view.pager.source.spec.mode == "raw"
+        assert sidebar.scroll_y == 0
+        page = app.main_view.query_one("#page-cost")
+        assert sidebar.region.y <= page.region.y < sidebar.region.bottom
+        assert text_of(page).startswith("Page 1")
+        await pilot.press("question_mark")
+        await settle(pilot)
+        from rich.console import Console
+
+        console = Console(width=200, record=True, color_system=None)
+        console.print(app.screen.query_one("#help-keys", Static).content)
+        keys = [line.strip().split(None, 1) for line in console.export_text().splitlines()]
+        assert [
+            "B",
+            "Scroll sidebar: The sidebar a screenful further down; from its end, back to its top",
+        ] in keys

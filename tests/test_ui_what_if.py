@@ -235,6 +235,22 @@ async def test_the_cap_stops_the_estimate_and_gives_ranges(client, demo_table) -
         figures = app.session.ledger.figures()
         assert figures.what_ifs == 1 and figures.partial_what_ifs == 1
         assert figures.unit("RCU").as_json()["what_if"] == sample["read_units"]
+        # The imagined side pages the entries found: read to its end, it never says "all".
+        await pilot.press("w")
+        await settle(pilot)
+        main = app.main_screen
+        right = main.right_view
+        await pilot.press("tab")
+        for _ in range(20):
+            if not right.pager.can_advance:
+                break
+            await pilot.press("n")
+            await settle(pilot)
+        assert right.pager.read_whole_result
+        line = " ".join(text_of(main.query_one("#compare-line", Static)).split())
+        side = line[line.index("▶") :].split(" result set")[0]  # before the comparison
+        found = len(right.pager.source.imagined.entries)
+        assert f"{found} matches of those found" in side and "all " not in side, side
 
 
 async def test_esc_stops_a_running_estimate_and_bills_what_it_read(client, demo_table) -> None:
@@ -330,3 +346,75 @@ def test_what_if_form_snapshot(snap_compare, client, demo_table) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def boto3_returned(client: Any, customer: str) -> int:
+    """The customer's RETURNED orders, counted by a plain boto3 loop over the table."""
+    count = 0
+    params: dict[str, Any] = {
+        "TableName": demo.TABLE,
+        "KeyConditionExpression": "customer = :c",
+        "FilterExpression": "#s = :r",
+        "ExpressionAttributeNames": {"#s": "status"},
+        "ExpressionAttributeValues": {":c": {"S": customer}, ":r": {"S": demo.RARE_STATUS}},
+    }
+    while True:
+        answer = client.query(**params)
+        count += answer["Count"]
+        if "LastEvaluatedKey" not in answer:
+            return count
+        params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        # On by_status (INCLUDE): the query's items cannot show every item the new index
+        # holds, so a table sample is read too; the imagined side paged only the sample's
+        # 28 matches and called them "all".
+        QueryForm(
+            order="by_status",
+            partition_value=demo.RARE_STATUS,
+            filter="customer = :c",
+            values=f'{{":c": "{demo.BIG_CUSTOMER}"}}',
+            page_size="25",
+        ),
+        # On the base table in fill mode: each page's look-ahead match was counted twice.
+        QueryForm(
+            partition_value=demo.BIG_CUSTOMER,
+            filter="status = :r",
+            values='{":r": "RETURNED"}',
+            page_size="25",
+            mode="fill",
+        ),
+    ],
+    ids=["from-by_status", "from-the-table-in-fill-mode"],
+)
+async def test_the_imagined_side_pages_the_matches_the_estimate_counts(
+    client, demo_table, form: QueryForm
+) -> None:
+    truth = boto3_returned(client, demo.BIG_CUSTOMER)
+    app = make_app(client, form)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await estimate(pilot, app)
+        assert screen.made is not None
+        assert screen.made.data["what_if"]["matches"] == truth
+        await pilot.press("w")
+        await settle(pilot)
+        main = app.main_screen
+        right = main.right_view
+        await pilot.press("tab")
+        for _ in range(40):
+            if not right.pager.can_advance:
+                break
+            await pilot.press("n")
+            await settle(pilot)
+        assert not right.pager.can_advance
+        shown = [
+            item
+            for number, _ in right.pager.stack
+            for item in right.pager.plan(number).cached.items  # every page still cached
+        ]
+        assert len(shown) == truth
+        line = text_of(main.query_one("#compare-line", Static)).split("\n")
+        assert f"all {truth} matches" in line[1], line[1]

@@ -101,6 +101,10 @@ def query_rows(
     cost = totals.cost
     unit = measures.unit or (cost.unit if cost is not None else "")
     rows = [Row("Calls", f"{totals.calls:,}")]
+    if totals.pages_read and not totals.calls:
+        # Pages read with no call (a table export's files): no read units, so no cost per
+        # item or page and no money to say, rather than "0 RCU" and "$0".
+        return [*rows, Row("Cost", note=f"no {unit}: no call was made"), *_shape_rows(measures)]
     if cost is not None and cost.headline is not None:
         rows.append(Row("Cost", number(cost.headline), unit))
     elif cost is not None:
@@ -122,6 +126,14 @@ def query_rows(
         )
     if not measures.reads:
         return rows
+    rows += _measure_rows(measures)
+    rows += money_rows(prices, measures.unit, measures.capacity_mean)
+    return rows
+
+
+def _measure_rows(measures: Measures) -> list[Row]:
+    """The pages' cost measures (p50, p99, max), then their shape."""
+    rows: list[Row] = []
     capacity = measures.capacity
     if capacity is None:
         rows.append(Row("Per page", note="cost not reported"))
@@ -135,6 +147,14 @@ def query_rows(
         ]
         if capacity.swing is not None and capacity.swings:
             rows.append(Row("", times(capacity.swing), "", "p99/p50, pages differ", True))
+    return rows + _shape_rows(measures)
+
+
+def _shape_rows(measures: Measures) -> list[Row]:
+    """What the pages kept, their rounds and their empty pages."""
+    if not measures.reads:
+        return []
+    rows: list[Row] = []
     ratio = measures.selectivity
     if measures.scanned is None:
         rows.append(Row("Kept", note="ScannedCount not reported"))
@@ -169,7 +189,6 @@ def query_rows(
             bool(measures.empty_with_key),
         )
     )
-    rows += money_rows(prices, measures.unit, measures.capacity_mean)
     return rows
 
 

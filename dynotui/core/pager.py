@@ -102,6 +102,20 @@ class Pager(Generic[K, I, C]):
         return self.number > self.first_number
 
     @property
+    def reopened(self) -> bool:
+        """Opened at a page past the first (from history, or a cursor): the pages before it
+        are not held, and page 1 is read again from the start of the result to go back."""
+        return self.first_number > 1
+
+    def not_held(self) -> str | None:
+        """Which earlier pages this stack does not hold, and how to go back, in words."""
+        first = self.first_number
+        if first <= 1:
+            return None
+        missing = "page 1" if first == 2 else f"pages 1 to {first - 1}"
+        return f"{missing} not held (reopened at page {first}): p or g reads page 1 again"
+
+    @property
     def has_next(self) -> HasNext:
         return self.current.has_next if self.current else HasNext.UNKNOWN
 
@@ -154,6 +168,12 @@ class Pager(Generic[K, I, C]):
             total = summary.cost if total is None else total + summary.cost
         return total
 
+    def shown_so_far(self) -> int:
+        """Items shown over each page's latest fresh read: the matches read so far, each
+        once (the match fill mode reads past a page to know whether a next one exists is
+        the next page's first, not a match of its own; O(pages), as ``latest_reads``)."""
+        return sum(summary.shown for summary in self._summaries.values())
+
     @property
     def read_whole_result(self) -> bool:
         """Every page from the start of the result to its end has been read."""
@@ -193,19 +213,26 @@ class Pager(Generic[K, I, C]):
             else:
                 number = self.current.number + 1
         elif target == "prev":
-            if not self.has_prev:
+            if not self.has_prev and not self.reopened:
                 raise InputError("already on the first page")
+            if not self.has_prev:
+                return Move(1, None)  # page 1 again, from the start of the result
             number = self.number - 1
         elif target == "first":
+            if self.reopened:
+                return Move(1, None)
             number = first
         elif target == "refresh":
             number, fresh = max(self.number, first), True
         elif isinstance(target, int) and not isinstance(target, bool):
+            if target == 1 and self.reopened:
+                return Move(1, None)
             if not first <= target <= self.last_known:
                 if target < first:
                     raise InputError(
                         f"page {target} comes before this stack, which was opened at page "
-                        f"{first}; known pages are {first} to {self.last_known}"
+                        f"{first}; known pages are {first} to {self.last_known} (g reads page "
+                        "1 again from the start)"
                     )
                 raise InputError(
                     f"page {target} has not been reached; known pages are {first} to "
@@ -297,6 +324,8 @@ class Pager(Generic[K, I, C]):
 
     def _accept(self, page: Page[C, K, I]) -> Page[C, K, I]:
         k = page.number
+        if k == 1 and page.start_key is None and self.reopened and not page.cached:
+            self._restart()
         at = k - self.first_number  # its place in the stack
         if not 0 <= at < len(self._starts) or self._starts[at] != page.start_key:
             raise StalePageError(f"page {k} was read for a stack that has changed since")
@@ -333,6 +362,16 @@ class Pager(Generic[K, I, C]):
             self._cache.popitem(last=False)
         self.current = page
         return page
+
+    def _restart(self) -> None:
+        """A reopened stack went back to page 1, read from the start: it is a stack from
+        page 1 now. The pages it held past that are forgotten as boundaries (n reaches them
+        again in order); what they cost stays read."""
+        self.first_number = 1
+        self._starts = [None]
+        self._began = {}
+        self._cache.clear()
+        self._ahead.drop_after(0)
 
     def attach(self, ledger: SessionLedger) -> None:
         """Add up in ``ledger`` from now on: a stack made before the app was (page 1 read

@@ -345,7 +345,12 @@ class DynamoAdvisor:
                         f"The filter tests `{attribute} = {_shown(equal[attribute])}`, the "
                         f"partition key of {_order_name(order)}: a Query there reads only the "
                         "matching items instead of everything"
-                        + (f"; measured, it cost {measured}." if measured else "."),
+                        + (
+                            f"; measured, it cost {measured}."
+                            if measured
+                            else f" ({self._here_per_match()}). Compare both with w to "
+                            "measure the cost per match."
+                        ),
                     )
                 )
         return findings

@@ -6,6 +6,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dynotui.core.figures_text import plural
+
+MB = 1024 * 1024
+ITEM_MAX = 400 * 1024  # the largest item DynamoDB stores
+READ_UNIT = 4096
+
+
+def service_call_max(consistent: bool) -> float:
+    """The most read units one Query or Scan call can cost on the service: it stops a call
+    once 1 MB is read (the item that crosses it, of at most 400 KB, included), billed in
+    4 KB units, half of that when eventually consistent. DynamoDB Local applies the 1 MB
+    limit after the filter, so one of its calls can report several times more."""
+    units = (MB + ITEM_MAX) / READ_UNIT
+    return units if consistent else units / 2
+
 
 @dataclass(frozen=True, slots=True)
 class Capacity:
@@ -87,6 +102,9 @@ class DynamoCost:
     # Worked out with DynamoDB's formulas for an index that does not exist (what-if),
     # never read: every place that shows it says so, and no session is billed for it.
     estimated: bool = False
+    # Read on DynamoDB Local: the most one call could cost on the service
+    # (``service_call_max``), to tell the calls Local reports over it. None: the service.
+    local_call_max: float | None = None
 
     unit = "RCU"
 
@@ -129,6 +147,7 @@ class DynamoCost:
             self.retries + other.retries,
             self.size_cuts + other.size_cuts,
             estimated=self.estimated or other.estimated,
+            local_call_max=self.local_call_max or other.local_call_max,
         )
 
     @property
@@ -140,7 +159,31 @@ class DynamoCost:
         return None  # DynamoDB reports no execution time: only the round trip is known
 
     def warnings(self) -> list[str]:
-        return [f"1 MB limit cut {self.size_cuts} call(s)"] if self.size_cuts else []
+        found = [f"1 MB limit cut {self.size_cuts} call(s)"] if self.size_cuts else []
+        return found + self.local_words()
+
+    def over_service_max(self) -> list[float]:
+        """The units of each call that cost more than one call can on the service (read on
+        DynamoDB Local only)."""
+        top = self.local_call_max
+        if top is None:
+            return []
+        return [c.capacity.total for c in self.calls if c.capacity and c.capacity.total > top]
+
+    def local_words(self) -> list[str]:
+        """Read on DynamoDB Local: its figures are its own; a call over what one call can
+        cost on the service is named."""
+        top = self.local_call_max
+        if top is None:
+            return []
+        over = self.over_service_max()
+        words = ["DynamoDB Local's own figures"]
+        if over:
+            words.append(
+                f"{plural(len(over), 'call')} reported up to {max(over):,.10g} RCU: on the "
+                f"service one call stops at 1 MB read, at most {top:,.10g} RCU"
+            )
+        return words
 
     def fields(self) -> list[tuple[str, str]]:
         if self.capacity is None:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from dynotui.core.figures_text import plural
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
@@ -149,6 +150,33 @@ def connection_lines(pagers: Sequence[Pager]) -> list[tuple[str, str]]:
     return lines
 
 
+def local_notes(pagers: Sequence[Pager]) -> list[str]:
+    """Read on DynamoDB Local: its figures are not the service's, and the calls that cost
+    more than one call can on the service are counted."""
+    costs = [
+        summary.cost
+        for pager in pagers
+        if isinstance(pager.source, QuerySource) and pager.source.schema.counts_live
+        for number, _ in pager.stack
+        if (summary := pager.summary_of(number)) is not None
+    ]
+    if not costs:
+        return []
+    over = [units for cost in costs for units in cost.over_service_max()]
+    tops = {cost.local_call_max for cost in costs if cost.local_call_max is not None}
+    note = (
+        "Read on DynamoDB Local: its capacity figures are its own reckoning, not the "
+        "service's (it applies the 1 MB limit after the filter, so one call can read and "
+        "bill far more than the service allows)."
+    )
+    if over:
+        note += (
+            f" {plural(len(over), 'call')} here reported more than one call can cost on the "
+            f"service (at most {max(tops):,.10g} RCU): up to {max(over):,.10g} RCU."
+        )
+    return [note]
+
+
 def dynamodb_report(
     pagers: Sequence[Pager],
     *,
@@ -161,6 +189,7 @@ def dynamodb_report(
 ) -> Report:
     """One pager, or the two of a compare (left first), as a report."""
     sides = tuple(dynamo_side(pager, prices, code_page) for pager in pagers)
+    notes = [*notes, *local_notes(pagers)]
     return Report(
         title=title or f"dynotui report: {' vs '.join(side.name for side in sides)}",
         made_at=datetime.now(timezone.utc),

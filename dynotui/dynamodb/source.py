@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import time
+from dataclasses import replace
 from typing import Any
 
 from dynotui.core.cancel import CancelToken
@@ -12,7 +13,7 @@ from dynotui.core.cursor import CursorError
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.advice import DynamoAdvisor, Measurements
-from dynotui.dynamodb.cost import DynamoCost
+from dynotui.dynamodb.cost import DynamoCost, service_call_max
 from dynotui.dynamodb.dynamo_json import Item, number_problem, to_wire
 from dynotui.dynamodb.reader import Clock, read_page
 from dynotui.dynamodb.schema import TableSchema
@@ -92,7 +93,7 @@ class QuerySource:
         selectivity: float | None,
         cancel: CancelToken,
     ) -> Page[DynamoCost, Item, Item]:
-        return read_page(
+        page = read_page(
             self.client,
             self.spec,
             self.schema,
@@ -102,6 +103,11 @@ class QuerySource:
             cancel=cancel,
             clock=self.clock,
         )
+        if not self.schema.counts_live:  # read on the service
+            return page
+        # DynamoDB Local: its figures are its own, and every place that shows them says so.
+        most = service_call_max(self.spec.consistent_read)
+        return replace(page, cost=replace(page.cost, local_call_max=most))
 
     def key_to_json(self, key: Item) -> Any:
         return to_wire(key)

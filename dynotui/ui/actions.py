@@ -62,6 +62,13 @@ GENERIC: tuple[Action, ...] = (
     Action("h", "history", "History", "Queries opened before: Enter reopens one at its page", True),
     Action("f", "choose_columns", "Columns", "Show, hide and reorder the grid's columns"),
     Action("b", "toggle_sidebar", "Sidebar", "Sidebar, or a two-line cost strip"),
+    Action(
+        "B",
+        "scroll_sidebar",
+        "Scroll sidebar",
+        "The sidebar a screenful further down; from its end, back to its top",
+        True,
+    ),
     Action("E", "connection", "Connection", "The connection: change it, or open it again"),
     Action("c", "show_code", "Code", "Code that reproduces this page", True),
     Action(

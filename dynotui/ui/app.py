@@ -21,7 +21,7 @@ from typing import Any, TypeVar, cast
 
 from textual import on
 from textual.app import App, SystemCommand
-from textual.events import Resize
+from textual.events import Key, Resize
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
@@ -32,7 +32,6 @@ from dynotui.core.history import HistoryEntry, HistoryStore, history_dir
 from dynotui.core.ledger import CountOutcome
 from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Pager, Target
-from dynotui.core.text import visible
 from dynotui.process import heap
 from dynotui.report.files import reports_folder
 from dynotui.ui import clipboard
@@ -42,13 +41,15 @@ from dynotui.ui.history import HistoryLog
 from dynotui.ui.host import A, Counted, Severity
 from dynotui.ui.query import Query
 from dynotui.ui.report_writing import write_session_report
+from dynotui.ui.screens.form_screen import FormScreen
 from dynotui.ui.screens.main import MainScreen
 from dynotui.ui.session import Session
 from dynotui.ui.share import Share
-from dynotui.ui.sidebar_mode import lay_out, strip_wanted
+from dynotui.ui.sidebar_mode import lay_out, scroll_sidebar, strip_wanted
 from dynotui.ui.theme import ThemeKeeper
 from dynotui.ui.widgets.pager_view import PagerView, ViewState
 from dynotui.ui.widgets.safe_text import notify, notify_error
+from dynotui.ui.widgets.words import HEADER_AROUND, whole_parts
 
 T = TypeVar("T")
 
@@ -113,8 +114,13 @@ class PagerApp(App[None]):
         return self._main_screen
 
     def on_mount(self) -> None:
-        self.sub_title = visible(self.adapter.label)
+        self._show_label()
         self.themes.watch()
+
+    def _show_label(self, width: int | None = None) -> None:
+        """The connection's label in the header, its parts whole: never cut mid-word."""
+        room = (width if width is not None else self.size.width) - HEADER_AROUND
+        self.sub_title = whole_parts(self.adapter.label, max(room, 12))
 
     def _main_screen_ready(self) -> None:
         """The main screen and its views are up: open what the command line asked for."""
@@ -246,7 +252,7 @@ class PagerApp(App[None]):
 
     def connection_changed(self) -> None:
         """A new connection: its label in the title, every stack read through it."""
-        self.sub_title = visible(self.adapter.label)
+        self._show_label()
         for view in self.all_views:
             if view.client is not None:
                 view.use_client(
@@ -501,6 +507,7 @@ class PagerApp(App[None]):
 
     def on_resize(self, event: Resize) -> None:
         self._apply_sidebar_mode(event.size.width)
+        self._show_label(event.size.width)
 
     def wants_strip(self, width: int | None = None) -> bool:
         comparing = self._main_screen is not None and self._main_screen.comparing
@@ -511,6 +518,18 @@ class PagerApp(App[None]):
 
     def _width(self, width: int | None) -> int:
         return width if width is not None else self.size.width
+
+    def on_key(self, event: Key) -> None:
+        # A key typed before the form it opened was pushed reaches here once that form is
+        # the screen (no binding of it took the key): held for the form, to be typed in.
+        screen = self.screen
+        if isinstance(screen, FormScreen) and not screen.shown:
+            screen.hold(event)
+
+    def action_scroll_sidebar(self) -> None:
+        words = scroll_sidebar(self.active_view)
+        if words:
+            self.say(words)
 
     def action_toggle_sidebar(self) -> None:
         strip = self.active_view.has_class("-strip")

@@ -55,6 +55,11 @@ class Query(Protocol[K, I, C]):
     def notes(self, page: Page[C, K, I]) -> list[str]:
         """Facts about a page for the status line (rows tied on an index key)."""
 
+    @property
+    def partial_result(self) -> bool:
+        """Whether its pages, read to the end, still hold only part of the result set (an
+        imagined index paged over the entries a what-if found so far): never "all"."""
+
     def conditions(self) -> frozenset[str]:
         """The result set's identity: two queries with equal conditions read the same rows."""
 
@@ -88,6 +93,9 @@ class Query(Protocol[K, I, C]):
 
     def key_json(self, key: K) -> str:
         """A boundary as JSON, to copy."""
+
+    def code_title(self, page: Page[C, K, I]) -> str:
+        """What ``code`` gives for ``page``, in one line: the code view's title."""
 
     def code(self, page: Page[C, K, I], target: object) -> dict[str, CodeTab]:
         """Code that reproduces ``page`` from its boundary, by language; ``target`` is what

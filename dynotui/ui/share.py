@@ -215,6 +215,6 @@ class Share:
         page = state.pager.current
         code = state.query.code(page, target)
         self.app.ask(
-            CodeScreen(f"Code for page {page.number}, from its start key", code, self.copy_text),
+            CodeScreen(state.query.code_title(page), code, self.copy_text),
             lambda _: None,
         )

@@ -298,13 +298,7 @@ class WhatIf:
         source_complete = query_complete if self.covered else table_complete
         read_set = self._read_set(seen, table_items, member)
         spec2, schema2, request = self.simulation.rewritten_spec(sort_type)
-        conditions = [
-            *([self.spec.trees()[0]] if self.spec.trees()[0] else []),
-            self.spec.trees()[1],
-        ]
-
-        def matches_all(item: Item) -> bool:
-            return all(holds(c, item) for c in conditions if c is not None)
+        matches_all = self._matches_all()
 
         if source_complete:
             what_if = self.simulation.simulate(read_set, spec2, schema2, Figure.exact)
@@ -380,9 +374,9 @@ class WhatIf:
 
     def imagined(self) -> Imagined:
         """The imagined index as pages (the compare view's right side): the rewritten query
-        over the entries found so far, in index order. ``complete`` says whether they are
-        all the index would return (a read stopped early, or a table sample, gives only
-        those found)."""
+        over the entries found so far, in index order, as ``estimate`` pages them.
+        ``complete`` says whether they are all the index would return (a read stopped
+        early, or a table sample, gives only those found)."""
         sort_type = self._sort_type()
         ptype = self.rewritten.partition_type
         seen = self.distinct_seen()
@@ -391,6 +385,15 @@ class WhatIf:
             return key_types_hold(item, self.index, ptype, sort_type)
 
         entries = self._read_set(seen, self._table_items(seen), member)
+        complete = self._complete()
+        if not self.covered and self.now.read_whole_result:
+            # The query was read whole, so its matches are all the index returns for the
+            # same conditions; a table sample (which found only some of them) adds the
+            # entries its filter would still drop. As the estimate counts them.
+            matches_all = self._matches_all()
+            known = [self._entry(item) for item in seen if matches_all(item) and member(item)]
+            entries = known + [e for e in entries if not matches_all(e.item)]
+            complete = complete or self.rewritten.filter is None
         spec2, schema2, _ = self.simulation.rewritten_spec(sort_type)
         return Imagined(
             index=self.index,
@@ -398,8 +401,14 @@ class WhatIf:
             schema=schema2,
             entries=tuple(in_index_order(entries, self.index, self.schema.table_key_names)),
             filter=self.rewritten.filter,
-            complete=self._complete(),
+            complete=complete,
         )
+
+    def _matches_all(self) -> Callable[[Item], bool]:
+        """Whether an item holds the current query's key condition and filter."""
+        key, filter_tree = self.spec.trees()
+        conditions = [c for c in (key, filter_tree) if c is not None]
+        return lambda item: all(holds(c, item) for c in conditions)
 
     def _now_figures(self) -> QueryFigures:
         pager, spec = self.now, self.spec

@@ -6,8 +6,9 @@ that attribute as its partition key reads only the items with the value. Its sor
 the current order's partition key when the query's key condition fixes it with ``=``
 (``customer = 'acme'`` becomes the sort key condition, so the new index reads one
 customer's RETURNED orders, not every customer's). The first such attribute of the filter
-is taken, in the filter's own order; an index the table already has is not suggested (the
-advisor names it as it stands, and compare measures it).
+is taken, in the filter's own order; an index the table already has is not suggested, nor
+one an order of the table already serves (its partition key, and its sort key if the new
+one has one): the advisor names that order as it stands, and compare measures it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import shlex
 
 from dynotui.core.errors import InputError
 from dynotui.dynamodb.condition import conjuncts, tested_names
-from dynotui.dynamodb.schema import TableSchema
+from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.dynamodb.what_if.rewrite import ImaginedIndex, rewrite
 
@@ -31,6 +32,17 @@ def _equality_names(spec: QuerySpec) -> list[str]:
                 if name not in names:
                     names.append(name)
     return names
+
+
+def _serves(order: SortOrder, index: ImaginedIndex) -> bool:
+    """Whether an order the table has reads what ``index`` would: the same partition key,
+    and the same sort key if ``index`` has one (an index on ``status`` alone reads a
+    status's items as ``by_status (status, placed_on)`` does, in another order)."""
+    if order.partition_key.name != index.partition_key:
+        return False
+    return index.sort_key is None or (
+        order.sort_key is not None and order.sort_key.name == index.sort_key
+    )
 
 
 def suggested_index(spec: QuerySpec, schema: TableSchema) -> ImaginedIndex | None:
@@ -49,7 +61,7 @@ def suggested_index(spec: QuerySpec, schema: TableSchema) -> ImaginedIndex | Non
         if name in keys:
             continue
         index = ImaginedIndex(name, sort_key if sort_key != name else None)
-        if any(o.kind == "gsi" and o.key_names == index.key_names for o in schema.orders):
+        if any(_serves(o, index) for o in schema.orders):
             return None  # the table has it: the advisor names it as it is
         try:
             index.check(schema)

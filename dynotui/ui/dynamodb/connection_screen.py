@@ -19,6 +19,7 @@ from dynotui.core.errors import FieldError, InputError
 from dynotui.core.numbers import decimal_number, whole_number
 from dynotui.dynamodb.connection import ConnectionOptions, check_endpoint, check_region
 from dynotui.ui.screens.dialog import Dialog
+from dynotui.ui.widgets.form import ErrorLine
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 FIELDS = (
@@ -67,9 +68,11 @@ class ConnectionScreen(Dialog[ConnectionOptions | None]):
                 for name, label in FIELDS:
                     value, source = self.in_force.get(name, ("", ""))
                     yield Label(plain(f"{label} · in force: {value or '(none)'}, from {source}"))
-                    yield Input(value=self._typed(name, value), id=name)
-                    yield Label("", id=f"{name}-error", classes="field-error")
-            yield Button("Connect (ctrl+s)", variant="primary", id="connect")
+                    # One line a field: every field in view above the button, 80x24 too.
+                    typed = self._typed(name, value)
+                    yield Input(value=typed, placeholder=label, id=name, compact=True)
+                    yield ErrorLine(id=f"{name}-error")
+            yield Button("Connect (ctrl+s)", variant="primary", id="connect", compact=True)
         yield Footer()
 
     def _typed(self, name: str, in_force: str) -> str:

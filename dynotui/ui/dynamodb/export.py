@@ -81,6 +81,10 @@ class ExportQuery(DynamoQuery):
     def notes(self, page: Page[Any]) -> list[str]:
         return [f"from the export of {export_time(self.export)}, 0 read units"]
 
+    def code_title(self, page: Page[Any]) -> str:
+        # No code reads a page of an export: its files were read here, with no read units.
+        return "The same question over a whole table export: make one (AWS CLI), count it in Athena"
+
     def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         from dynotui.table_export.athena import athena_code  # when asked for
 

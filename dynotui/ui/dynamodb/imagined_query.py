@@ -142,6 +142,16 @@ class ImaginedQuery(DynamoItems):
             spec.table, index, order.partition_key.type, sort_type, self.provisioned
         )
 
+    @property
+    def partial_result(self) -> bool:
+        return not self.imagined.complete
+
+    def code_title(self, page: Page[Any]) -> str:
+        return (
+            f"Code to create the imagined index, then to read page {page.number} from it once "
+            "it exists"
+        )
+
     def code(self, page: Page[Any], target: object) -> dict[str, CodeTab]:
         """The code that would create the index (shown, never run), then the code that
         would read this page from it once it exists."""

@@ -46,3 +46,11 @@ ACTIONS = with_extra(
     "choose_columns",
     ENTITY_KEYS,
 )
+
+
+def typed(action: str) -> str:
+    """The character of ``action``'s first key ("" for a key that types none)."""
+    from textual.keys import key_to_character
+
+    key = next(a.keys.split(",")[0] for a in ACTIONS if a.action == action)
+    return key_to_character(key) or ""

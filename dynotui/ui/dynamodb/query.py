@@ -65,6 +65,13 @@ class DynamoItems:
     def page_lines(self, items: Sequence[Item]) -> str:
         return "".join(json.dumps(to_wire(i), ensure_ascii=False) + "\n" for i in items)
 
+    @property
+    def partial_result(self) -> bool:
+        return False
+
+    def code_title(self, page: Page[Any]) -> str:
+        return f"Code for page {page.number}, from its start key"
+
     def export_shape(self) -> ItemShape:
         """As ``pages --format`` writes them: DynamoDB JSON lines, CSV of exact text."""
         return dynamo_shape(self.key_columns(), plain=False)

@@ -5,8 +5,8 @@ One line per field, so the whole form is in view at 120x35 and scrolls a little 
 the mode and the switches first. The second BETWEEN value is there only for BETWEEN, and a
 sort value only with an operator, so Tab goes from the partition value to the filter in
 two steps. An error stays under its field until that field changes. Keys pressed before
-the form is drawn are dropped (``FormScreen``). It dismisses with the new query, ready to
-start: a ``DynamoQuery`` or a ``PartiQLQuery``.
+the form is drawn are typed into it once it is (``FormScreen``). It dismisses with the new
+query, ready to start: a ``DynamoQuery`` or a ``PartiQLQuery``.
 """
 
 from __future__ import annotations
@@ -31,10 +31,12 @@ from textual.widgets import (
 from dynotui.core.errors import FieldError, InputError
 from dynotui.core.numbers import is_whole
 from dynotui.dynamodb.dynamo_json import to_wire
+from dynotui.dynamodb.form_hints import form_hints
 from dynotui.dynamodb.partiql import Statement, parse_parameters
 from dynotui.dynamodb.query_form import QueryForm, build_spec
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.dynamodb.spec import PAGE_SIZE_MAX, SORT_OPERATORS, typed_value
+from dynotui.ui.dynamodb.keys import typed
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.external_editor import edit_field
@@ -43,19 +45,19 @@ from dynotui.ui.widgets.form import ErrorLine, FormRow
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 BETWEEN = "BETWEEN"
-# (field, label, placeholder): the text fields of a Query or Scan, in the order of use.
+# (field, label, placeholder): the text fields of a Query or Scan, in the order of use. The
+# partition value's, the filter's and its values' come from the table (``form_hints``).
 TEXT_FIELDS = (
     ("partition_value", "Partition value", ""),
     ("sort_value", "", "sort key value"),
     ("sort_value2", "", "… and this (BETWEEN)"),
-    ("filter", "Filter", "status = :r  (bare attribute names are fine)"),
-    ("values", "Filter values", '{":r": "RETURNED"}'),
+    ("filter", "Filter", ""),
+    ("values", "Filter values", ""),
     ("projection", "Projection", "empty: every projected attribute"),
     ("page_size", "Page size", "1-1000"),
     ("max_rounds", "Max rounds", "fill mode"),
     ("segments", "Segments", "parallel Scan, 1-64; [ and ] move between them"),
 )
-VALUES_HINT = 'Filter values are JSON: {":r": "RETURNED"}; numbers keep every digit.'
 SWITCHES = (
     ("scan", "Scan"),
     ("descending", "Descending"),
@@ -102,13 +104,15 @@ class QueryScreen(FormScreen[DynamoQuery | PartiQLQuery | None]):
         statement: Statement | None = None,
         tab: str = "query-tab",
     ) -> None:
-        super().__init__()
+        # The key that opens this tab: pressed again while the form comes, it is not typed.
+        super().__init__(typed("db('partiql')" if tab == "partiql-tab" else "edit_query"))
         self.schema = schema
         self.form = form
         self.note = note
         self.statement = statement
         self.tab = tab
         self.order: SortOrder = schema.order(form.order)
+        self.hints = form_hints(schema, self.order.name)
 
     def compose(self) -> ComposeResult:
         order = self.order
@@ -152,7 +156,7 @@ class QueryScreen(FormScreen[DynamoQuery | PartiQLQuery | None]):
                 "Parameters",
                 Input(
                     value=parameters,
-                    placeholder='the ?s in order, DynamoDB JSON: [{"S": "acme"}]',
+                    placeholder=self.hints.parameters,
                     id="parameters",
                     compact=True,
                 ),
@@ -198,7 +202,13 @@ class QueryScreen(FormScreen[DynamoQuery | PartiQLQuery | None]):
             for name, _ in SWITCHES:
                 yield ErrorLine(id=f"{name}-error")
             placeholders = {name: hint for name, _, hint in TEXT_FIELDS}
-            for name, label, hint in TEXT_FIELDS:
+            placeholders.update(
+                partition_value=self.hints.partition_value,
+                filter=self.hints.filter,
+                values=self.hints.values,
+            )
+            for name, label, _ in TEXT_FIELDS:
+                hint = placeholders[name]
                 if name == "sort_value":
                     first, second = text("sort_value", hint), text("sort_value2", "")
                     second.placeholder = placeholders["sort_value2"]
@@ -223,7 +233,7 @@ class QueryScreen(FormScreen[DynamoQuery | PartiQLQuery | None]):
                 elif name != "sort_value2":
                     yield FormRow(label, text(name, hint))
                     yield ErrorLine(id=f"{name}-error")
-            yield Label(VALUES_HINT, id="values-hint", classes="form-hint")
+            yield Label(plain(self.hints.values_hint), id="values-hint", classes="form-hint")
 
     def on_mount(self) -> None:
         if not self.order.strongly_consistent_allowed:

@@ -174,6 +174,13 @@ class PostgresQuery:
 
     # -- code -----------------------------------------------------------------------------
 
+    @property
+    def partial_result(self) -> bool:
+        return False
+
+    def code_title(self, page: PgPage) -> str:
+        return f"Code for page {page.number}, from its start key"
+
     def code(self, page: PgPage, target: object) -> dict[str, CodeTab]:
         uri = target if isinstance(target, str) else None
         return {

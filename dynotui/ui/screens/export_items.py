@@ -249,6 +249,8 @@ class ExportItemsScreen(Dialog[ExportResult | None]):
                 f"{plural(result.items, 'item')} read; {spent})."
             )
         else:
+            done = max(result.pages, 1)  # whole: 100%, never "--%" for a total not known
+            self.query_one(ProgressBar).update(total=done, progress=done)
             words = (
                 f"Written: {result.path}\n"
                 f"{plural(result.items, 'item')}, {plural(result.pages, 'page')}; {spent}."

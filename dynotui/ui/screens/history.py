@@ -18,7 +18,8 @@ from dynotui.ui.background import Done, Outcome, run_in_background
 from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
-COLUMNS = ("viewed", "query", "page", "cost so far", "database", "opened")
+# The short columns before the query, whose words run long: page and cost in view at 120.
+COLUMNS = ("viewed", "page", "cost so far", "query", "database", "opened")
 
 
 def when(moment: float) -> str:
@@ -73,9 +74,9 @@ class HistoryScreen(Dialog[HistoryEntry | None]):
         for index, entry in enumerate(self.entries):
             table.add_row(
                 plain(when(entry.viewed_at)),
-                plain(entry.label),
                 plain(str(entry.page or "-")),
                 plain(entry.cost_words()),
+                plain(entry.label),
                 plain(entry.database),
                 plain(when(entry.opened_at)),
                 key=str(index),

@@ -16,15 +16,17 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.events import DescendantFocus, Resize
+from textual.events import DescendantFocus, Key, Resize
 from textual.screen import Screen
 from textual.widgets import Header
 
 from dynotui.ui.host import Host
+from dynotui.ui.screens.form_screen import TypedAhead
 from dynotui.ui.session import Session
 from dynotui.ui.widgets.compare_line import CompareLine
 from dynotui.ui.widgets.key_footer import KeyFooter
 from dynotui.ui.widgets.pager_view import PagerView, ViewEvents
+from dynotui.ui.widgets.sidebar import CostSidebar
 
 STACK_BELOW = 120  # below this many columns the two sides stack vertically
 TWO_ROWS = 35  # below this many lines, stacked sides would show too few rows: one at a time
@@ -82,6 +84,7 @@ class MainScreen(Screen[None]):
         self._right_view = PagerView(
             session, None, events, host=host, id="right", classes="compare-side"
         )
+        self.typed_ahead = TypedAhead()  # keys typed for the form a table opening leads to
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -110,6 +113,16 @@ class MainScreen(Screen[None]):
     def active_view(self) -> PagerView:
         return self.right_view if self.comparing and self.active_id == "right" else self.main_view
 
+    def on_key(self, event: Key) -> None:
+        """While a table opens (its form comes next), keys typed are held for the form, not
+        acted on here ("acme" would copy the page and open the code view); q still quits
+        and Esc still stops the opening."""
+        opening = self.main_view.machine.status.table_opening is not None
+        if opening and event.is_printable and event.key not in ("q", "question_mark"):
+            event.stop()
+            event.prevent_default()
+            self.typed_ahead.hold(event)
+
     # -- entering and leaving -----------------------------------------------------------------
 
     def open_compare(self) -> None:
@@ -127,6 +140,7 @@ class MainScreen(Screen[None]):
         self.set_class(False, "-compare")
         self.main_view.set_class(False, "compare-side")
         self.main_view.set_class(False, "-active")
+        self.main_view.query_one(CostSidebar).share_scale(None)
         self.active_id = "main-view"
         self._layout()
         self.main_view.results.focus()
@@ -207,6 +221,7 @@ class MainScreen(Screen[None]):
 
     def page_shown(self, shown: PagerView) -> None:
         """A page is on ``shown``: the other side's advisor may now quote what it measured."""
+        self.typed_ahead.take()  # the table opened to a page, not a form: typed in vain
         if not self.comparing:
             return
         for view in self.views:
@@ -222,3 +237,18 @@ class MainScreen(Screen[None]):
             single=self.has_class("-single"),
             active="right" if self.active_id == "right" else "left",
         )
+        self._share_chart_scale()
+
+    def _share_chart_scale(self) -> None:
+        """Both sides' cost per page on one scale (the extent of both charts' pages), so
+        bars of one height cost the same; out of compare, each chart on its own."""
+        series = [
+            [p.cost.headline or 0.0 for p in view.state.pager.series()]
+            for view in self.views
+            if view.state is not None
+        ]
+        values = [value for one in series for value in one]
+        both = self.comparing and len(series) == 2 and all(series)
+        scale = (min(values), max(values)) if both else None
+        for view in (self.main_view, self.right_view):
+            view.query_one(CostSidebar).share_scale(scale if view in self.views else None)

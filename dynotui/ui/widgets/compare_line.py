@@ -29,13 +29,16 @@ def _per_match(pager: Pager) -> float | None:
     return pager.per_item.value
 
 
-def _matches(pager: Pager) -> str:
+def _matches(query: Query, pager: Pager) -> str:
     """Matches over the pages read, each page once (its latest read): re-reads billed
-    again, but they are the same items."""
-    latest = pager.latest_reads()
-    count = latest.matched if latest is not None else 0
-    matches = plural(count, "match", "matches")
-    return f"all {matches}" if pager.read_whole_result else f"{matches} so far"
+    again, but they are the same items; items shown, so fill mode's look-ahead match is
+    counted once, on the page that shows it, as on the other side."""
+    matches = plural(pager.shown_so_far(), "match", "matches")
+    if not pager.read_whole_result:
+        return f"{matches} so far"
+    if query.partial_result:  # the entries a what-if found: the real index returns more
+        return f"{matches} of those found"
+    return f"all {matches}"
 
 
 def _name(query: Query) -> str:
@@ -71,7 +74,7 @@ def side_summary(arrow: str, side: Side) -> str:
         counts = f"scanned {read:,} · count {page.count:,} · waste {page.waste_ratio:.0%}"
     return (
         f"{arrow} {_name(query)}: page {page.number} · {headline} · {counts} · "
-        f"{_per_text(pager, unit)} · {_matches(pager)}"
+        f"{_per_text(pager, unit)} · {_matches(query, pager)}"
     )
 
 

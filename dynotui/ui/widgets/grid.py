@@ -8,7 +8,8 @@ in place, and scrolling a 500-row page costs what scrolling a 5-row one does.
 
 Sideways, the grid moves a whole column at a time and the keys stay in place: a cell is
 shown whole or not at all, so a number is never cut by the edge of the screen into
-another number (``sideways``). Angle quotes at either edge say that columns lie beyond.
+another number (``sideways``). Angle quotes at either edge of the header say that columns
+lie beyond (on every row they were noise).
 
 Cells arrive as plain text already made visible (``core.text.visible``): nothing here
 is parsed as markup.
@@ -213,13 +214,15 @@ class Grid(ScrollView, can_focus=True):
         self._window = (wanted, view)
         return view
 
-    def _line(self, cells: Sequence[str], width: int) -> tuple[str, int]:
-        """The line of these cells in view, and its width in cells."""
+    def _line(self, cells: Sequence[str], width: int, marks: bool = True) -> tuple[str, int]:
+        """The line of these cells in view, and its width in cells; ``marks``: the angle
+        quotes that say columns lie beyond (the header's; a row has blanks there)."""
         view = self._view(width)
         shown, left, right = view.shown, view.left, view.right
         pad = " " * PADDING
         keys = [i for i in shown if i < self.fixed] if view.pinned else []
-        text = "".join(pad + cells[i] + pad for i in keys) + (MORE_LEFT if left else "")
+        beyond_left = (MORE_LEFT if marks else " ") if left else ""
+        text = "".join(pad + cells[i] + pad for i in keys) + beyond_left
         room = width - (1 if right else 0)
         for i in shown[len(keys) :]:
             cell = cells[i]
@@ -230,7 +233,7 @@ class Grid(ScrollView, can_focus=True):
             text += pad + cell + pad
         size = len(text) if text.isascii() else cell_len(text)
         if right:
-            text = text + " " * max(width - size - 1, 0) + MORE_RIGHT
+            text = text + " " * max(width - size - 1, 0) + (MORE_RIGHT if marks else " ")
             size = max(size + 1, width)
         return text, size
 
@@ -263,7 +266,7 @@ class Grid(ScrollView, can_focus=True):
         if y == 0:
             if self._header is None:
                 self._header = self._fit_row([c.label for c in self.columns])
-            return self._strip(self._header, header, header, width)
+            return self._strip(self._header, header, header, width, marks=True)
         index = scroll_y + y - 1
         if index >= len(self._cells):
             return Strip.blank(width, base)
@@ -273,10 +276,12 @@ class Grid(ScrollView, can_focus=True):
             style = even
         else:
             style = base
-        return self._strip(self._row(index), style, base, width)
+        return self._strip(self._row(index), style, base, width, marks=False)
 
-    def _strip(self, cells: Sequence[str], style: Style, rest: Style, width: int) -> Strip:
-        text, size = self._line(cells, width)
+    def _strip(
+        self, cells: Sequence[str], style: Style, rest: Style, width: int, marks: bool
+    ) -> Strip:
+        text, size = self._line(cells, width, marks)
         if size >= width:
             return Strip([Segment(text, style)], size).crop(0, width)
         blank = Segment(" " * (width - size), rest)

@@ -260,6 +260,7 @@ class PagerView(Horizontal):
     def promoted(self, old: ViewState | None, new: ViewState) -> None:
         """A new stack is shown: its query line, and the columns of another table's."""
         self._hint = None
+        self.query_one(CostSidebar).scroll_home(animate=False)  # a new query: its top
         if (
             old is None
             or old.query.key_columns() != new.query.key_columns()
@@ -409,11 +410,17 @@ class PagerView(Horizontal):
             return
         state = self.state
         if state is not None:
-            text = status_line(state.query, state.pager.current, self._counted())
+            pager = state.pager
+            first = pager.current is not None and pager.number == pager.first_number
+            text = status_line(
+                state.query, pager.current, self._counted(), (first and pager.not_held()) or ""
+            )
             folded = len(self.results.folded)
             if folded and state.pager.current is not None:
                 what = self.results.folded_words(folded)
-                text.append(f" · {what} folded (f, then e, shows them)", style="dim")
+                # Short: the status is one line at 120x35, so the grid does not move down a
+                # line on the page that folds a column.
+                text.append(f" · {what} folded (f shows)", style="dim")
             entity_words = self.results.entity_words()
             if entity_words:
                 text.append(" · " + entity_words, style="bold")

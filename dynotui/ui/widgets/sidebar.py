@@ -21,7 +21,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.events import Resize
-from textual.widgets import Sparkline
 
 from dynotui.core.advisor import Finding
 from dynotui.core.figure_rows import (
@@ -38,6 +37,7 @@ from dynotui.core.money import PriceList
 from dynotui.core.page import Cost, PageSummary, Totals
 from dynotui.core.text import visible
 from dynotui.ui.widgets.safe_text import TextStatic
+from dynotui.ui.widgets.scaled_sparkline import ScaledSparkline
 from dynotui.ui.widgets.segment_map import SegmentMap
 from dynotui.ui.widgets.words import NEXT_PAGE, fitted
 
@@ -69,15 +69,27 @@ def _wrapped(text: str, width: int, indent: int) -> list[str]:
     return textwrap.wrap(text, room, break_long_words=True, break_on_hyphens=False) or [""]
 
 
-def rows_text(rows: Sequence[Row], width: int = WIDTH, numbers: int | None = None) -> Text:
-    """Rows laid out as columns: the label, the number right-aligned (``numbers`` cells,
-    else as wide as the widest here), the unit, then the note, wrapped beside them so the
-    numbers stay in their column (under the label where that is too narrow to hold its
-    words whole)."""
+def label_column(rows: Sequence[Row]) -> int:
+    """The label column's width for ``rows``: the longest label, within its bounds."""
+    labels = [visible(("  " + row.label) if row.part else row.label) for row in rows]
+    return min(max([LABEL, *(cell_len(label) for label in labels)]), LABEL_MAX)
+
+
+def rows_text(
+    rows: Sequence[Row],
+    width: int = WIDTH,
+    numbers: int | None = None,
+    column: int | None = None,
+) -> Text:
+    """Rows laid out as columns: the label (``column`` cells, else as wide as the widest
+    here), the number right-aligned (``numbers`` cells, else as wide as the widest here),
+    the unit, then the note, wrapped beside them so the numbers stay in their column
+    (under the label where that is too narrow to hold its words whole)."""
     if numbers is None:
         numbers = max((cell_len(row.value) for row in rows), default=0)
     labels = [visible(("  " + row.label) if row.part else row.label) for row in rows]
-    column = min(max([LABEL, *(cell_len(label) for label in labels)]), LABEL_MAX)
+    if column is None:
+        column = label_column(rows)
     text = Text()
     for row, label in zip(rows, labels, strict=True):
         fits = cell_len(label) <= column
@@ -136,9 +148,10 @@ def heading(title: str, words: str, width: int = WIDTH) -> Text:
 def page_text(page: PageSummary[Any], width: int = WIDTH) -> Text:
     rows = page_rows(page)
     numbers = max((cell_len(row.value) for row in rows), default=0)
+    column = label_column(rows)  # one column above and below the bar: numbers aligned
     counted = next((at for at, row in enumerate(rows) if row.label == "Count"), len(rows) - 1)
     text = heading(f"Page {page.number}", "cached" if page.cached else "fresh", width)
-    text.append_text(rows_text(rows[: counted + 1], width, numbers))
+    text.append_text(rows_text(rows[: counted + 1], width, numbers, column))
     text.append_text(waste_bar(page))
     if page.scanned_count is not None:
         wasteful = page.waste_ratio > 0.5
@@ -150,10 +163,10 @@ def page_text(page: PageSummary[Any], width: int = WIDTH) -> Text:
             )
     else:
         text.append("\n")
-    text.append_text(rows_text(rows[counted + 1 :], width, numbers))
+    text.append_text(rows_text(rows[counted + 1 :], width, numbers, column))
     for warning in page.cost.warnings():
         text.append(visible(warning) + "\n", style="yellow")
-    text.append("Next".ljust(LABEL) + " " + NEXT_PAGE[page.has_next] + "\n", style="bold")
+    text.append("Next".ljust(column) + " " + NEXT_PAGE[page.has_next] + "\n", style="bold")
     if page.empty_with_key:
         text.append(
             "Empty page, but a key came back:\nkeep paging, this is not the end.\n",
@@ -233,7 +246,10 @@ def strip_text(
         second.append(f"stack {_headline(totals.cost)}")
     if advice:
         second.append(f"advisor: {advice} (b)")
-    if measures is not None:
+    if measures is not None and totals.pages_read and not totals.calls:
+        # No call made (a table export's files): no read units to measure, nor money.
+        second += [f"no {page.cost.unit}: no call was made", *compact(measures).split(" · ")[1:]]
+    elif measures is not None:
         shape, *rest = compact(measures).split(" · ")
         second.append(shape)
         if per_item is not None and measures.unit:
@@ -278,6 +294,8 @@ class CostSidebar(VerticalScroll):
 
     can_focus = False
     _shown: tuple[Any, ...] | None = None  # what was shown last, to lay out again
+    # The compare view's one scale for both sides' charts (low, high); None: this chart's own.
+    shared_scale: tuple[float, float] | None = None
 
     def compose(self) -> ComposeResult:
         yield SegmentMap(id="segment-map")  # a parallel Scan's segments (shown by the view)
@@ -285,12 +303,19 @@ class CostSidebar(VerticalScroll):
         yield TextStatic("", id="entity-cost")
         yield TextStatic("", id="query-cost")
         yield TextStatic("Cost per page", id="spark-label")
-        yield Sparkline([], id="capacity-spark")
+        yield ScaledSparkline([], id="capacity-spark")
         yield TextStatic("", id="session-cost")
         yield TextStatic("", id="advice")
 
     def _width(self) -> int:
         return (self.scrollable_content_region.width or WIDTH) - 1  # room for a scrollbar
+
+    def share_scale(self, scale: tuple[float, float] | None) -> None:
+        """Chart on ``scale`` (the compare view's, over both sides' pages), or on its own."""
+        if scale != self.shared_scale:
+            self.shared_scale = scale
+            if self._shown is not None:
+                self.show(*self._shown)
 
     def on_resize(self, event: Resize) -> None:
         # Narrower in the compare view, wider out of it: the figures laid out again.
@@ -319,15 +344,22 @@ class CostSidebar(VerticalScroll):
         )
         self.query_one("#session-cost", TextStatic).show(session_text(session, prices, width))
         unit = page.cost.unit if page is not None else ""
+        scale = self.shared_scale
         label = f"{unit} per page, last {len(series)}" if unit else "Cost per page"
+        if scale is not None and unit:
+            low, high = (number(end) for end in scale)
+            label += f", on one scale with the other side ({low} to {high})"
         self.query_one("#spark-label", TextStatic).show(Text(label))
-        spark = self.query_one("#capacity-spark", Sparkline)
+        spark = self.query_one("#capacity-spark", ScaledSparkline)
         data = [p.cost.headline or 0.0 for p in series]
         if spark.data != data:
             spark.data = data
+        spark.set_scale(scale)
         # No chart of nothing: a side with no page yet, an endpoint reporting no cost, or
-        # pages that all cost the same (a flat line, drawn blank; the figures say it).
-        charted = any(data) and len(set(data)) > 1
+        # pages that all cost the same (a flat line, drawn blank; the figures say it),
+        # unless the other side's chart gives the line a height to be read against.
+        level = len(set(data)) > 1 or (scale is not None and scale[0] < scale[1])
+        charted = any(data) and len(data) > 1 and level
         spark.display = charted
         self.query_one("#spark-label", TextStatic).display = charted
         advice = Text()

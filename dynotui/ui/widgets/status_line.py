@@ -25,8 +25,11 @@ if TYPE_CHECKING:
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
-def status_line(query: Query, page: Page[Any] | None, counted: Counted | None = None) -> Text:
-    """The current page in one line (``query`` adds its notes, ``counted`` a count)."""
+def status_line(
+    query: Query, page: Page[Any] | None, counted: Counted | None = None, before: str = ""
+) -> Text:
+    """The current page in one line (``query`` adds its notes, ``counted`` a count,
+    ``before`` what the stack does not hold before this page)."""
     if page is None:
         return Text("No page read yet: press n to read page 1.")
     line = f"Page {page.number} · {plural(page.shown, 'item')} · {NEXT_PAGE[page.has_next]}"
@@ -39,6 +42,8 @@ def status_line(query: Query, page: Page[Any] | None, counted: Counted | None = 
     if counted is not None:
         line += f" · {counted.summary()}"
     text = Text(visible(line), style="bold")
+    if before:
+        text.append(f" · {before}", style="yellow")
     if page.empty_with_key:
         text.append(
             " · EMPTY PAGE WITH A KEY: items were read but none passed the filter;"

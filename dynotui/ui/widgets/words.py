@@ -44,3 +44,20 @@ def flowed(parts: Sequence[str], width: int) -> str:
         else:
             lines.append(piece)
     return "\n".join(lines)
+
+
+# The header's title room: its icon (8 cells) and the clock's space (10) on either side, and
+# "dynotui — " before the label.
+HEADER_AROUND = 8 + 10 + len("dynotui — ")
+
+
+def whole_parts(text: str, width: int, joint: str = JOINT) -> str:
+    """``text``'s ``joint``-separated parts that fit in ``width`` cells, each whole (the
+    first always, cut with an ellipsis only if it alone is too wide): never a word cut."""
+    parts = visible(text).split(joint)
+    line = parts[0] if cell_len(parts[0]) <= width else parts[0][: max(width - 1, 1)] + "…"
+    for part in parts[1:]:
+        if cell_len(line + joint + part) > width:
+            break
+        line += joint + part
+    return line
