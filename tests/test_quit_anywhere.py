@@ -79,6 +79,28 @@ async def test_q_quits_from_every_dialog(
         assert not app.is_running, f"q left the app running on {name}"
 
 
+def test_every_dialog_of_every_database_quits_on_q() -> None:
+    """Every modal screen in dynotui (those of both databases' adapters too) is a Dialog,
+    whose q quits: a new screen that derives from ModalScreen alone is caught here."""
+    import importlib
+    import pkgutil
+
+    from textual.screen import ModalScreen
+
+    import dynotui.ui
+    from dynotui.ui.screens.dialog import Dialog
+
+    for info in pkgutil.walk_packages(dynotui.ui.__path__, "dynotui.ui."):
+        importlib.import_module(info.name)
+
+    def every(cls: type) -> list[type]:
+        return [c for sub in cls.__subclasses__() for c in (sub, *every(sub))]
+
+    modal = {c for c in every(ModalScreen) if c.__module__.startswith("dynotui.")}
+    assert modal, "no dialog found: the walk imported nothing"
+    assert {c.__qualname__ for c in modal if not issubclass(c, Dialog)} == set()
+
+
 async def test_escape_still_closes_the_help(client: Any, demo_table: str) -> None:
     app = make_app(client, FORM)
     async with app.run_test(size=(80, 24)) as pilot:

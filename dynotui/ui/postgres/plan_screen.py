@@ -20,7 +20,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Label, Static
 
 from dynotui.core.errors import error_words
@@ -29,6 +28,7 @@ from dynotui.postgres.plan.planner import PgPlan, PgPlannedPath, make_plan
 from dynotui.postgres.plan.words import detail_lines, row
 from dynotui.ui.background import Done, Outcome, run_in_background
 from dynotui.ui.postgres.query import PostgresQuery
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 # What decides first, so 80 columns show it: the order, its buffers, against the cheapest.
@@ -62,7 +62,7 @@ def plan_for(
     )
 
 
-class PgPlanScreen(ModalScreen[PlanAnswer | None]):
+class PgPlanScreen(Dialog[PlanAnswer | None]):
     BINDINGS = [
         Binding("escape", "close", "Close"),
         Binding("enter", "open", "Open order", priority=True),
