@@ -20,6 +20,7 @@ import argparse
 import io
 import json
 import math
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal
@@ -279,14 +280,26 @@ TOOLS: tuple[Tool, ...] = (
 )
 
 
+def _made(convert: Any) -> Any:
+    """What a flag's ``type=`` makes: int and float themselves, or what a converter of the
+    project's says it returns (numbers are read by cli/number_flags.py, ASCII digits only)."""
+    if convert in (int, float) or convert is None:
+        return convert
+    try:
+        return typing.get_type_hints(convert).get("return")
+    except (NameError, TypeError):  # a converter with no hints to read: taken as text
+        return None
+
+
 def _kind(action: argparse.Action, given: str | None = None) -> dict[str, Any]:
     if given is not None:
         return {"type": given}
     if isinstance(action, argparse._StoreTrueAction):
         return {"type": "boolean"}
-    if action.type is int:
+    made = _made(action.type)
+    if made is int:
         return {"type": "integer"}
-    if action.type is float:
+    if made is float:
         return {"type": "number"}
     if action.metavar in JSON_METAVARS:
         return {"type": ["string", "object", "array"]}
