@@ -8,6 +8,7 @@ Ground truths are plain boto3 loops over the demo table, never dynotui's own rea
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -261,23 +262,38 @@ async def test_esc_stops_a_running_estimate_and_bills_what_it_read(client, demo_
         page_size="25",
     )
     app = make_app(client, big)
+    # The estimate's second Query is held until Esc has been pressed: on an idle machine
+    # the whole query (240 pages) was read before the test could press it.
+    released = threading.Event()
+    queries: list[str] = []
+
+    def hold(**_: Any) -> None:
+        queries.append("Query")
+        if len(queries) > 1:
+            released.wait(30)
+
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
-        await pilot.press("W")
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, WhatIfScreen)
-        # Esc once a page has been read (the whole query is 240 pages: far from done).
-        await until(
-            pilot,
-            lambda: (
-                "Reading the query:" in text_of(screen.query_one("#what-if-progress", Static))
-                or screen.ended
-            ),
-        )
-        await pilot.press("escape")
+        client.meta.events.register("before-call.dynamodb.Query", hold)
+        try:
+            await pilot.press("W")
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, WhatIfScreen)
+            # Esc once a page has been read and the next is on its way.
+            await until(
+                pilot,
+                lambda: (
+                    "Reading the query:" in text_of(screen.query_one("#what-if-progress", Static))
+                ),
+            )
+            await until(pilot, lambda: len(queries) > 1)
+            await pilot.press("escape")
+        finally:
+            released.set()
+            client.meta.events.unregister("before-call.dynamodb.Query", hold)
         await until(pilot, lambda: screen.ended)
         await pilot.pause()
         made = screen.made
