@@ -1,14 +1,22 @@
 """An export opened for reading: its manifests checked, its data files as one DuckDB
-relation of lines (``doc``), and how many bytes reading them costs."""
+relation of lines (``doc``), and how many bytes reading them costs.
+
+The lines are read from the export's copy in the cache when there is one (made by the
+first read that needs them: ``cache.py``), else from the data files themselves
+(``cache=False``, ``--no-cache``)."""
 
 from __future__ import annotations
 
 import os
 import re
 import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from dynotui.core.errors import InputError, ServiceError
+from dynotui.table_export.cache import ExportCopy, open_copy
+from dynotui.table_export.download import Fetched
 from dynotui.table_export.engine import Engine, resolve_s3_access
 from dynotui.table_export.manifest import (
     MAX_MANIFEST_BYTES,
@@ -22,6 +30,11 @@ from dynotui.table_export.predicate import REFUSAL
 
 # Every line of every data file, as JSON. The file list is a bound parameter.
 LINES = "(SELECT json AS doc FROM read_ndjson_objects($files, compression = 'gzip'))"
+# The same, with the data file each line is in.
+LINES_WITH_FILE = (
+    "(SELECT json AS doc, filename FROM read_ndjson_objects($files, compression = 'gzip', "
+    "filename = true))"
+)
 ITEM = "json_type(doc, '/Item') = 'OBJECT'"
 
 
@@ -55,8 +68,19 @@ class OpenExport:
         profile: str | None = None,
         region: str | None = None,
         engine: Engine | None = None,
+        cache: bool = True,
+        cache_folder: Path | None = None,
+        said: Callable[[str], None] | None = None,
+        fetched: Fetched | None = None,
     ) -> None:
         self.location: Location = parse_location(text)
+        self.cache = cache
+        self.cache_folder = cache_folder
+        self.said = said  # told where a new copy is kept and its size
+        self.fetched = fetched  # told how much of an export on S3 is downloaded
+        self.profile, self.region = profile, region
+        self.copy: ExportCopy | None = None
+        self._manifests: dict[str, str] = {}
         self.engine = engine or Engine()
         # One DuckDB connection: sources that share it (two orders compared) and a count
         # take turns, whatever thread reads.
@@ -73,6 +97,11 @@ class OpenExport:
                 )
 
     def _read(self, url: str) -> str:
+        text = self._read_manifest(url)
+        self._manifests[url] = text  # the copy's identity holds the manifests' digest
+        return text
+
+    def _read_manifest(self, url: str) -> str:
         if not self.location.s3:
             return read_local(url)
         try:
@@ -89,10 +118,53 @@ class OpenExport:
         return str(content)
 
     def parameters(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        if self.copy is not None:
+            return dict(extra or {})
         return {**(extra or {}), "files": self.export.urls}
+
+    def lines(self) -> str:
+        """SQL of every line of the export (``doc``, and ``filename``: the data file it
+        is in): its copy in the cache, made now if there is none, or the data files."""
+        if not self.cache:
+            return LINES_WITH_FILE
+        with self.lock:
+            if self.copy is None:
+                self.copy = self._open_copy()
+                if self.said is not None and self.copy.built:
+                    self.said(self.copy.said())
+        return self.copy.lines
+
+    @property
+    def item(self) -> str:
+        """SQL testing that a line of ``lines()`` is an item: a copy holds only items."""
+        return "true" if self.copy is not None else ITEM
+
+    def _open_copy(self) -> ExportCopy:
+        try:
+            return open_copy(
+                self.engine,
+                self.export,
+                self._manifests,
+                LINES_WITH_FILE,
+                self.export.urls,
+                fetch=self._download if self.location.s3 else None,
+                folder=self.cache_folder,
+            )
+        except InputError:
+            raise
+        except Exception as exc:
+            raise duckdb_error(exc, "the export's data") from None
+
+    def _download(self, folder: Path) -> list[str]:
+        from dynotui.table_export.download import download, s3_client
+
+        client = s3_client(self.profile, self.region)
+        return download(self.export, folder, client, self.fetched)
 
     def data_bytes(self) -> int:
         """What reading every data file reads: their sizes as stored (gzip)."""
+        if self.copy is not None:
+            return self.copy.record.data_bytes
         if not self.export.files:
             return 0
         if not self.location.s3:

@@ -30,7 +30,7 @@ from dynotui.dynamodb.source import start_key_from_json
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.table_export.predicate import Params, pointer
 from dynotui.table_export.query import where
-from dynotui.table_export.reading import ITEM, LINES, OpenExport
+from dynotui.table_export.reading import ITEM, OpenExport
 
 _tables = iter(range(1, 1 << 62))
 _tables_lock = threading.Lock()
@@ -211,11 +211,21 @@ class ExportSource:
             name = f"export_query_{next(_tables)}"
         keys = self._key_sql(self.params)
         columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
-        if self.opened.export.files:
+        relation = self.opened.lines() if self.opened.export.files else ""
+        if self.opened.copy is not None:
+            # Every line of a copy is an item, counted when it was made: the matches alone
+            # are read out of it, and only their keys computed.
+            self.opened.query(
+                f"CREATE TEMP TABLE {name} AS SELECT {columns}, doc FROM {relation} "
+                f"WHERE coalesce({self.predicate}, false)",
+                self.params.values,
+            )
+            lines = items = self.opened.copy.record.items
+        elif self.opened.export.files:
             self.opened.query(
                 f"CREATE TEMP TABLE {name} AS SELECT {ITEM} AS is_item, "
                 f"coalesce({ITEM} AND {self.predicate}, false) AS keep, {columns}, "
-                f"doc FROM {LINES}",
+                f"doc FROM {relation}",
                 self.params.values,
             )
             counts = self.opened.engine.execute(
