@@ -20,6 +20,8 @@ import duckdb
 import pytest
 from export_layout import MotoS3, scan_all, upload_export, wire, write_export
 from helpers import drain, page_lines, run_in_process
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dynotui.local.tables import Index, create_table, table_definition, write_items
 
@@ -327,3 +329,40 @@ def test_an_export_on_s3_is_downloaded_once(client, table, cache, tmp_path) -> N
         assert count(cache, url, env=s3.env()) == truth
         assert run(cache, "count", "--from-export", url, "--no-cache", env=s3.env()).returncode == 2
     assert not list(cache.glob(".*.building")) and not list(cache.rglob("*.json.gz"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=-(10**38) + 1, max_value=10**38 - 1), st.integers(0, 3))
+def test_a_number_key_is_one_whatever_the_spelling(number: int, zeros: int) -> None:
+    """dyn_nkey takes a plain integer by a path of its own: its key equals the general
+    path's for the same number written otherwise, and orders as the number does."""
+    from decimal import Decimal
+
+    from dynotui.table_export.engine import Engine
+
+    sign = "-" if number < 0 else ""
+    digits = str(abs(number))
+    spellings = [
+        str(number),
+        f"{sign}{'0' * zeros}{digits}",
+        f"{number}.{'0' * zeros}",
+        f"{sign}{digits}E0",
+        f"{sign}{digits}{'0' * zeros}E-{zeros}",
+        f"+{digits}" if not sign else str(number),
+        f"{sign}0.{digits}E{len(digits)}",
+    ]
+    neighbours = [str(number - 1), str(number + 1)]
+    with Engine(threads=1) as engine:
+        keys = [
+            row[0]
+            for row in engine.execute(
+                "SELECT dyn_nkey(t) FROM unnest($t) WITH ORDINALITY AS u(t, i) ORDER BY i",
+                {"t": spellings + neighbours},
+            ).fetchall()
+        ]
+    assert len(set(keys[: len(spellings)])) == 1, list(zip(spellings, keys, strict=True))
+    below, above = keys[len(spellings) :]
+    if abs(number - 1) < 10**38:
+        assert (below < keys[0]) == (Decimal(number - 1) < Decimal(number))
+    if abs(number + 1) < 10**38:
+        assert above > keys[0]

@@ -55,7 +55,7 @@ CREATE OR REPLACE TEMP MACRO dyn_nkey_any(t) AS (
 CREATE OR REPLACE TEMP MACRO dyn_nkey(t) AS (
     CASE
         WHEN regexp_full_match(t, '[1-9][0-9]{0,37}')
-            THEN '2' || CAST(5000 + length(t) AS VARCHAR) || rpad(rtrim(t, '0'), 40, '0')
+            THEN '2' || CAST(5000 + length(t) AS VARCHAR) || rpad(t, 40, '0')
         ELSE dyn_nkey_any(t)
     END
 );
