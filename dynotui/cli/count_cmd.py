@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
+import threading
 from typing import Any, TextIO
 
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
@@ -50,6 +52,13 @@ def register(sub: Any, help_text: str) -> None:
         help="stop after this many calls in all, over every segment (default: none)",
     )
     group.add_argument(
+        "--max-read-units",
+        type=float,
+        metavar="N",
+        help="stop before the next call once the calls made have cost this many read units "
+        "(a call is never cut); complete is then false (default: none)",
+    )
+    group.add_argument(
         "--progress",
         action="store_true",
         help="one JSON line per call on stderr (without it, a terminal gets one live line "
@@ -77,6 +86,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     refuse_export_flags(args)
     if args.max_calls is not None and args.max_calls < 1:
         raise InputError("--max-calls must be 1 or more")
+    cap = args.max_read_units
+    if cap is not None and not (math.isfinite(cap) and cap > 0):
+        raise InputError("--max-read-units must be a finite number above 0")
     spec = spec_from_args(args)
     spec.check_options()
     check_segments(args.segments, spec)
@@ -108,7 +120,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     def interrupted(signum: int, frame: Any) -> None:
         token.cancel()  # no further call; the partial count is printed
 
-    previous = signal.signal(signal.SIGINT, interrupted)
+    # Only the main thread may set a handler: a command run by a server's worker (dynotui
+    # mcp) is stopped by its caps instead.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, interrupted) if main else None
     if live is not None:
         live.__enter__()
     try:
@@ -121,10 +136,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             cancel=token,
             progress=report,
             max_calls=args.max_calls,
+            max_read_units=cap,
             prediction=prediction,
         )
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if main:
+            signal.signal(signal.SIGINT, previous)
         if live is not None:
             ended = "Counting stopped" if token.cancelled else "Counted"
             live.finish(f"{ended}: {live.detail}" if live.detail else ended)

@@ -35,6 +35,7 @@ from dynotui.local import demo_cache
 from dynotui.local.demo import BIG_CUSTOMER, TABLE, seed_demo
 from dynotui.local.progress import Step, bar
 from dynotui.local.runner import DynamoDBLocal
+from dynotui.local.shop import TABLE as SHOP_TABLE
 from dynotui.local.tables import require_local
 
 if TYPE_CHECKING:
@@ -117,12 +118,12 @@ def run(args: argparse.Namespace) -> int:
             "table is created and seeded there if it is missing.",
             file=sys.stderr,
         )
-        with Step(f"Seeding {TABLE}") as step:
+        with Step(f"Seeding {TABLE} and {SHOP_TABLE}") as step:
             report = seed_demo(client, progress=_seed_progress(step))
             step.finish(
                 f"Seeded {report.items:,} items"
                 if report.created
-                else f"Table {TABLE} exists already; left as it is"
+                else f"Tables {TABLE} and {SHOP_TABLE} exist already; left as they are"
             )
         return _show(client, args, options)
     for name in ENV_ENDPOINTS:
@@ -198,7 +199,7 @@ def _demo_db(home: Any, reseed: bool) -> Any:
 
         def started(_: DynamoDBLocal) -> None:
             starting.finish("  Started a DynamoDB Local to seed")
-            seeding.append(Step(f"  Seeding {TABLE}").__enter__())
+            seeding.append(Step(f"  Seeding {TABLE} and {SHOP_TABLE}").__enter__())
 
         def progress(done: int, total: int) -> None:
             seeding[-1].update(f"{bar(done, total)} {done:,}/{total:,} items")
@@ -207,7 +208,7 @@ def _demo_db(home: Any, reseed: bool) -> Any:
             db, _ = demo_cache.ensure(home, reseed=reseed, started=started, progress=progress)
         finally:
             for step in seeding:
-                step.finish(f"  Seeded {TABLE}")
+                step.finish(f"  Seeded {TABLE} and {SHOP_TABLE}")
     return db
 
 

@@ -33,7 +33,11 @@ COMMAND_WORDS = (
     "report",
     "count",
     "what-if",
+    "plan",
     "cursor",
+    "entities",
+    "check",
+    "mcp",
     "serve",
 )
 

@@ -51,6 +51,22 @@ COMMANDS = {
         "dynotui.cli.what_if_cmd",
         "estimate what an index you have not made would cost and save for a query",
     ),
+    "plan": (
+        "dynotui.cli.plan_cmd",
+        "every path that answers a query (table, indexes, Scan, export), costed side by side",
+    ),
+    "check": (
+        "dynotui.cli.check_cmd",
+        "read each access pattern of a patterns file and hold it to its budget (CI)",
+    ),
+    "mcp": (
+        "dynotui.cli.mcp_cmd",
+        "serve the read-only commands to coding agents over MCP (stdio)",
+    ),
+    "entities": (
+        "dynotui.cli.entities_cmd",
+        "a single-table design by entity: counts, sizes, attributes and read units of each",
+    ),
     "cursor": (
         "dynotui.cli.cursor_cmd",
         "decode a cursor token, or verify one for a query (no AWS call)",

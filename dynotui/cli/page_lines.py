@@ -5,6 +5,7 @@ one JSON line (or the items) each, signing the next page's cursor. Shared by ``p
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -90,8 +91,19 @@ def check_paging(args: argparse.Namespace) -> Callable[[], CursorSigner]:
     """The paging flags' own checks, before any call; the signer, made on first use."""
     if args.max_pages is not None and args.max_pages < 1:
         raise InputError("--max-pages must be 1 or more")
+    cap = getattr(args, "max_read_units", None)
+    if cap is not None and not (math.isfinite(cap) and cap > 0):
+        raise InputError("--max-read-units must be a finite number above 0")
     max_age = check_max_age(args.cursor_max_age)
     return lazy_signer(max_age)
+
+
+def spent(pager: Pager, max_read_units: float | None) -> bool:
+    """The pages read so far have cost ``max_read_units`` or more (never, when the
+    endpoint reports no capacity: ``--max-pages`` is the cap then)."""
+    cost = pager.totals.cost
+    headline = cost.headline if cost is not None else None
+    return max_read_units is not None and headline is not None and headline >= max_read_units
 
 
 def emit(
@@ -102,10 +114,16 @@ def emit(
     sign: Callable[[Any], str] | None,
     plain: bool,
     mark: dict[str, Any] | None = None,
+    max_read_units: float | None = None,
 ) -> None:
-    """Page to the end (or ``max_pages``), one JSON line per page as it arrives; page 1
-    carries ``foreign_start`` when a foreign cursor set its start (``mark``)."""
-    while pager.can_advance and (max_pages is None or pager.number < max_pages):
+    """Page to the end (or ``max_pages``, or once ``max_read_units`` are spent: a page is
+    never cut), one JSON line per page as it arrives; page 1 carries ``foreign_start``
+    when a foreign cursor set its start (``mark``)."""
+    while (
+        pager.can_advance
+        and (max_pages is None or pager.number < max_pages)
+        and not spent(pager, max_read_units)
+    ):
         page = pager.next()
         token = sign(page.next_start_key) if sign and page.next_start_key is not None else None
         line = to_json(page, token)
@@ -154,6 +172,7 @@ def page_through(
             None if args.no_tokens else sign,
             args.plain if exact is None else exact,
             start.mark,
+            getattr(args, "max_read_units", None),
         )
     else:
         export_items(pager, args.max_pages, writer_for(output, out, shape()))

@@ -101,7 +101,9 @@ def add_statement_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_paging_options(parser: argparse.ArgumentParser) -> None:
+def add_paging_options(parser: argparse.ArgumentParser, read_units: bool = False) -> None:
+    """The paging flags; ``read_units`` adds pages's --max-read-units (report has its own
+    --max-capacity for the same stop)."""
     group = parser.add_argument_group("paging")
     group.add_argument(
         "--page-size", type=int, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
@@ -116,6 +118,14 @@ def add_paging_options(parser: argparse.ArgumentParser) -> None:
         help=f"fill mode: calls per page at most (1 to {MAX_ROUNDS_LIMIT})",
     )
     group.add_argument("--max-pages", type=int, help="stop after this many pages (default: all)")
+    if read_units:
+        group.add_argument(
+            "--max-read-units",
+            type=float,
+            metavar="N",
+            help="DynamoDB: stop once the pages read have cost this many read units (a page "
+            "is never cut, so one page more at most; the last page's next_token goes on)",
+        )
     group.add_argument(
         "--starting-token",
         metavar="TOKEN",
@@ -158,7 +168,7 @@ def register(sub: Any, help_text: str) -> None:
     )
     add_query_options(parser)
     add_statement_options(parser)
-    add_paging_options(parser)
+    add_paging_options(parser, read_units=True)
     add_code_option(parser.add_argument_group("code"))
     add_format_option(parser)
     add_segments_option(parser.add_argument_group("parallel Scan"))
@@ -191,7 +201,8 @@ def partiql_page_json(page: Page[Any], next_token: str | None, plain: bool) -> d
     }
 
 
-def run_statement(args: argparse.Namespace, out: TextIO) -> int:
+def check_statement_flags(args: argparse.Namespace) -> None:
+    """What a statement cannot be read with: the flags of a Query, and fill mode."""
     clashing = [
         flag
         for flag, value in (
@@ -207,6 +218,10 @@ def run_statement(args: argparse.Namespace, out: TextIO) -> int:
         raise InputError(f"--statement reads what its SELECT says: drop {', '.join(clashing)}")
     if args.mode not in (None, "raw"):
         raise InputError("--statement pages as ExecuteStatement does: one call per page (raw)")
+
+
+def run_statement(args: argparse.Namespace, out: TextIO) -> int:
+    check_statement_flags(args)
     signer = check_paging(args)
     prices = prices_from_args(args)
     statement = statement_from(
@@ -315,10 +330,32 @@ def run_postgres(args: argparse.Namespace, out: TextIO) -> int:
         session.close()
 
 
+def check_max_read_units(args: argparse.Namespace) -> None:
+    """--max-read-units stops a DynamoDB read between pages, each printed as a line."""
+    if args.max_read_units is None:
+        return
+    refused = [
+        flag
+        for flag, given in (
+            ("--from-export", args.from_export is not None),
+            ("--postgres", getattr(args, "postgres", None) is not None),
+            ("--segments", args.segments != 1),
+            ("--format", args.format != "jsonl"),
+        )
+        if given
+    ]
+    if refused:
+        raise InputError(
+            f"--max-read-units stops a DynamoDB read between its JSON lines: drop "
+            f"{', '.join(refused)} (or --max-read-units)"
+        )
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = sys.stdout if out is None else out  # at the call: in-process callers redirect it
     check_code(args)
     check_format(args, out)
+    check_max_read_units(args)
     if args.from_export is not None:
         return run_export_pages(args, out)
     refuse_export_flags(args)

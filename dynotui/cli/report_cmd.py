@@ -79,6 +79,13 @@ def register(sub: Any, help_text: str) -> None:
         help="include an estimate saved from 'dynotui what-if --json' (the same table): an "
         "index that does not exist, now against what-if, and the code that would create it",
     )
+    group.add_argument(
+        "--plan",
+        action="store_true",
+        help="include the query's plan, as 'dynotui plan' makes it: every path (table, "
+        "indexes, Scan, the advisor's index) costed side by side; its reads (at most 1,000 "
+        "read units) are in the session's figures",
+    )
     compare = parser.add_argument_group(
         "compare (a second side, on the same values; DynamoDB: another order, PostgreSQL: "
         "another mode)"
@@ -184,6 +191,7 @@ def run_dynamodb(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
         from dynotui.cli.what_if_report import what_if_section
 
         what_if = what_if_section(saved, pagers[0])
+    tables = (plan_of(pagers[0], prices, ledger),) if args.plan else ()
     report = dynamodb_report(
         pagers,
         prices=prices,
@@ -192,7 +200,28 @@ def run_dynamodb(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
         code_page=args.code_page,
         what_if=what_if,
     )
-    return report, pagers, prices
+    return dataclasses.replace(report, tables=(*report.tables, *tables)), pagers, prices
+
+
+def plan_of(pager: Pager, prices: Any, ledger: SessionLedger) -> Any:
+    """The plan of the report's query as a section; what it read billed to the session."""
+    from types import SimpleNamespace
+
+    from dynotui.dynamodb.cost import DynamoCost
+    from dynotui.dynamodb.plan.planner import Planner
+    from dynotui.dynamodb.plan.report_section import plan_section
+    from dynotui.dynamodb.source import QuerySource
+
+    source = pager.source
+    if not isinstance(source, QuerySource):
+        raise InputError("--plan costs the paths of a Query or Scan: drop it for --statement")
+    planner = Planner(source.client, source.spec, prices=prices)
+    plan = planner.run()
+    calls = tuple(planner.calls())
+    ledger.what_if_done(
+        SimpleNamespace(cost=DynamoCost.of(calls) if calls else DynamoCost(), complete=True)
+    )
+    return plan_section(plan)
 
 
 def run_postgres(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
@@ -249,6 +278,8 @@ def run_postgres(args: argparse.Namespace) -> tuple[Report, list[Pager], Any]:
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = sys.stdout if out is None else out  # at the call: in-process callers redirect it
+    if args.plan and (args.from_export is not None or getattr(args, "postgres", None)):
+        raise InputError("--plan costs the paths of a live DynamoDB table: drop it here")
     if args.from_export is not None:
         return run_export_report(args, out)
     refuse_export_flags(args)

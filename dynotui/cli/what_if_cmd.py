@@ -100,6 +100,9 @@ def register(sub: Any, help_text: str) -> None:
         "whole table (always read when the rewritten query reaches items the query cannot)",
     )
     estimating.add_argument("--json", action="store_true", help="one JSON object")
+    from dynotui.cli.what_if_patterns import add_patterns_options
+
+    add_patterns_options(parser.add_argument_group("over a patterns file (dynotui check's)"))
     estimating.add_argument(
         "--code",
         choices=LANGUAGES,
@@ -172,10 +175,16 @@ def run_code(
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = sys.stdout if out is None else out  # at the call: in-process callers redirect it
-    if getattr(args, "postgres", None) is not None:
+    if getattr(args, "postgres", None) is not None and args.patterns is None:
         from dynotui.cli.what_if_postgres import run_postgres
 
         return run_postgres(args, out)
+    if args.patterns is not None:
+        from dynotui.cli.what_if_patterns import run_patterns
+
+        return run_patterns(args, out, imagined_from_args(args), check_budget(args.max_read_units))
+    if args.writes_per_day is not None:
+        raise InputError("--writes-per-day goes with --patterns")
     if args.hypothetical_index:
         raise InputError("--hypothetical-index is for --postgres; DynamoDB takes --partition-key")
     if args.mode in ("keyset", "offset"):

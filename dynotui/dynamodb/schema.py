@@ -74,6 +74,22 @@ class SortOrder:
             return True
         return self.projection == "INCLUDE" and name in self.projected
 
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "index_name": self.index_name,
+            "partition_key": {"name": self.partition_key.name, "type": self.partition_key.type},
+            "sort_key": None
+            if self.sort_key is None
+            else {"name": self.sort_key.name, "type": self.sort_key.type},
+            "projection": self.projection,
+            "projected": list(self.projected),
+            "consistent_read_allowed": self.strongly_consistent_allowed,
+            "status": self.status,
+            "item_count": self.item_count,
+        }
+
     def describe(self) -> str:
         sort = f" / {self.sort_key}" if self.sort_key else " (no sort key)"
         label = {"table": "base table", "lsi": "LSI", "gsi": "GSI (eventually consistent)"}[
@@ -230,6 +246,18 @@ def list_tables(client: Any, page_size: int = 100) -> list[str]:
     except Exception as exc:
         raise translate(exc) from exc
     return names
+
+
+def schema_json(schema: TableSchema) -> dict[str, Any]:
+    """A table's key schema and sort orders as ``dynotui tables --json`` prints them."""
+    return {
+        "table": schema.name,
+        "status": schema.status,
+        "item_count": schema.item_count,
+        "item_count_note": schema.item_count_note(),
+        "size_bytes": schema.size_bytes,
+        "orders": [order.as_json() for order in schema.orders],
+    }
 
 
 def summary(schema: TableSchema) -> str:

@@ -10,6 +10,9 @@
 - GSI ``by_status`` (status, placed_on) ties hundreds of orders on one key value;
   they have no defined relative order (6, 8) (INCLUDE).
 - GSI ``flagged`` is sparse: only ~3% of orders carry ``flag`` (KEYS_ONLY).
+
+Beside it, the shop (``shop.py``): a single-table design, four entities in one table and
+an overloaded GSI, for ``dynotui entities`` and the grid's entity column.
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
+from dynotui.local import shop
 from dynotui.local.tables import Index, create_table, table_definition, write_items
 
 TABLE = "dynotui-demo-orders"
-# Change when demo_items or TABLE_DEFINITION change: it names the cached, seeded database.
-DATA_VERSION = "1"
+# Change when demo_items, TABLE_DEFINITION or the shop's table change: it names the
+# cached, seeded database. 2: the shop (a single-table design) seeded beside the orders.
+DATA_VERSION = "2"
 BIG_CUSTOMER = "acme"
 BIG_ORDERS = 6_000
 ARCHIVE_CUSTOMER = "archive"
@@ -114,8 +119,21 @@ def demo_items(seed: int = 7) -> Iterator[dict[str, Any]]:
 def seed_demo(
     client: Any, seed: int = 7, progress: Callable[[int, int], None] | None = None
 ) -> SeedReport:
-    """Create and fill the demo table on a local endpoint (left as is if it exists)."""
+    """Create and fill the demo tables on a local endpoint (each left as is if it exists):
+    the orders, then the shop. ``progress`` counts the items of both."""
     began = time.perf_counter()
     created = create_table(client, TABLE_DEFINITION)
-    count = write_items(client, TABLE, list(demo_items(seed)), progress=progress) if created else 0
-    return SeedReport(TABLE, count, time.perf_counter() - began, created)
+    orders = list(demo_items(seed)) if created else []
+    shop_created = create_table(client, shop.TABLE_DEFINITION)
+    goods = list(shop.shop_items()) if shop_created else []
+    total = len(orders) + len(goods)
+
+    def counted(offset: int) -> Callable[[int, int], None] | None:
+        if progress is None:
+            return None
+        return lambda done, _: progress(offset + done, total)
+
+    count = write_items(client, TABLE, orders, progress=counted(0)) if orders else 0
+    if goods:
+        count += write_items(client, shop.TABLE, goods, progress=counted(len(orders)))
+    return SeedReport(TABLE, count, time.perf_counter() - began, created or shop_created)

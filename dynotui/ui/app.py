@@ -469,6 +469,10 @@ class PagerApp(App[None]):
 
         self.push_screen(ColumnsScreen(layout), chosen)
 
+    def action_entity_filter(self) -> None:
+        """The rows of one entity kept in view (client-side), the next each time."""
+        self.active_view.filter_entity()
+
     def action_compare(self) -> None:
         screen = self.main_screen
         main = screen.main_view

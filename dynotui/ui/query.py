@@ -12,7 +12,7 @@ back to their query, never reads.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from dynotui.core.export import ItemShape
 from dynotui.core.page import C, I, K, Page
@@ -92,3 +92,20 @@ class Query(Protocol[K, I, C]):
     def code(self, page: Page[C, K, I], target: object) -> dict[str, CodeTab]:
         """Code that reproduces ``page`` from its boundary, by language; ``target`` is what
         the adapter's ``code_target`` gives (endpoint, credentials, URI)."""
+
+
+@runtime_checkable
+class EntityRows(Protocol):
+    """What a query whose table holds several entities (a single-table design) tells the
+    grid about its rows, as data: each row's entity and what each row weighs in what its
+    page cost. A query without these members has no entities; the grid shows none."""
+
+    def entity_names(self, items: Sequence[Any]) -> list[str | None]:
+        """Each item's entity (None for each when the table tells none apart)."""
+
+    def item_weights(self, items: Sequence[Any]) -> list[int]:
+        """What each item weighs in its page's cost (DynamoDB: its size in bytes)."""
+
+
+def entity_rows(query: object) -> EntityRows | None:
+    return query if isinstance(query, EntityRows) else None

@@ -10,6 +10,7 @@ changes nothing. The adapter asks the app only through its ``Host``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynotui.core.errors import InputError, error_words
@@ -35,6 +36,7 @@ from dynotui.ui.dynamodb import restart
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
 from dynotui.ui.dynamodb.keys import ACTIONS
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
+from dynotui.ui.dynamodb.plans import Plans
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.dynamodb.reopen import connect_for, reopen_on, table_of
 from dynotui.ui.dynamodb.segmented import SegmentClients, split, whole
@@ -91,6 +93,9 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         self._warm_when_opened = False
         self._handed_over = False  # what the opening read has been handed to the view
         self.what_ifs = WhatIfs()  # the session's estimates, the latest per query
+        self.plans = Plans()  # the session's plans; the latest goes into the report
+        # The entity view's last table of each (table, index), for the report.
+        self.entity_tables: dict[tuple[str, str | None], Any] = {}
 
     # -- the adapter protocol ---------------------------------------------------------------
 
@@ -295,7 +300,7 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         from dynotui.dynamodb.report import dynamodb_report  # only when a report is asked for
 
         measured, what_if, notes = self.what_ifs.report(pagers, code_target(self._client))
-        return dynamodb_report(
+        report = dynamodb_report(
             measured,
             prices=self.prices(),
             ledger=ledger,
@@ -303,6 +308,11 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
             notes=notes,
             what_if=what_if,
         )
+        plan = self.plans.report_section()
+        report = report if plan is None else replace(report, tables=(*report.tables, plan))
+        from dynotui.ui.dynamodb.entity_report import with_entities
+
+        return with_entities(report, pagers, self.entity_tables)
 
     def code_target(self) -> object:
         from dynotui.dynamodb.codegen import code_target  # only when code is asked for
@@ -368,6 +378,48 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
             self._partiql(host, shown, self._split(host, answer))
         elif action == "what_if":
             self._what_if(host, shown)
+        elif action == "plan":
+            self._plan(host, shown, answer)
+        elif action == "entities":
+            self._entities(host, shown)
+
+    def _plan(self, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
+        query = shown.query
+        if isinstance(query, ImaginedQuery):
+            query = query.base  # the plan of the query the index was imagined for
+        if not isinstance(query, DynamoQuery):
+            host.say("Open a Query or Scan first: a plan costs every path that answers it.")
+            return
+        if query.spec.segment is not None:
+            query = whole(query)  # a segment's view: the plan of the whole Scan
+        self.plans.start(host, self._client, query, shown.pager, self.prices(), self._query, answer)
+
+    def _entities(self, host: Host, shown: DynamoShown) -> None:
+        """The entity view of the table (or index) the query reads."""
+        from dynotui.ui.dynamodb.entities_screen import EntitiesScreen  # when asked for
+
+        query = shown.query
+        if isinstance(query, ImaginedQuery):
+            query = query.base
+        if not isinstance(query, DynamoQuery):
+            host.say("Open a Query or Scan first: the entities are its table's.")
+            return
+        read, hint = self._entities_reader(query)
+        key = (query.table, query.spec.index)
+
+        def finished(done: Any) -> None:
+            if done.cost is not None:  # an export's read costs no read unit
+                host.count_finished(done)  # billed with the counts: a whole-table read
+            if done.entities is not None:
+                self.entity_tables[key] = done.entities  # for the report
+
+        host.ask(EntitiesScreen(query, read, hint, finished), lambda _: None)
+
+    def _entities_reader(self, query: DynamoQuery) -> tuple[Any, str]:
+        """How the entity view reads, and what it says first: a bounded live sample."""
+        from dynotui.ui.dynamodb.entities_screen import LIVE_HINT, live_reader
+
+        return live_reader(self._client, query), LIVE_HINT
 
     def _what_if(self, host: Host, shown: DynamoShown) -> None:
         query = shown.query

@@ -32,6 +32,7 @@ from dynotui.ui.actions import Action, reworded
 from dynotui.ui.adapter import NewStack
 from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
 from dynotui.ui.dynamodb.keys import ACTIONS
+from dynotui.ui.dynamodb.plans import PLAN
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.dynamodb.stacks import (
     DynamoAnswer,
@@ -143,7 +144,8 @@ class ExportAdapter(DynamoDBAdapter):
         pass
 
     def actions(self) -> Sequence[Action]:
-        live = ("db('partiql')", WHAT_IF.action)  # a statement, an index: the live table's
+        # A statement, an index, a plan: the live table's.
+        live = ("db('partiql')", WHAT_IF.action, PLAN.action)
         # Another table and the connection keep their keys, so a press is answered, but the
         # help and the palette say what they do here instead of offering what they cannot.
         words = {
@@ -170,8 +172,25 @@ class ExportAdapter(DynamoDBAdapter):
     def run(self, action: str, host: Host, shown: DynamoShown, answer: DynamoAnswer) -> None:
         if action == "partitions":
             self._partitions(host, shown, answer)
+        elif action == "entities":
+            self._entities(host, shown)  # the whole export, exact, 0 read units
         else:
             host.say("That reads the live table; this app reads an export.", severity="warning")
+
+    def _entities_reader(self, query: DynamoQuery) -> tuple[Any, str]:
+        """The entity view of an export: every item read, exact, with no read unit."""
+        from dynotui.table_export.entities import export_entities
+        from dynotui.ui.dynamodb.entities_screen import EntitiesRead
+
+        if not isinstance(query, ExportQuery):
+            return super()._entities_reader(query)
+        opened, schema, index = query.export, query.schema, query.spec.index
+
+        def read(cancel: Any, report: Any, spent: Any) -> EntitiesRead:
+            found = export_entities(opened, schema, index=index, cancel=cancel)
+            return EntitiesRead(found, None, True)
+
+        return read, "Enter reads the whole export (0 read units); Esc closes."
 
     # -- whole-export questions -------------------------------------------------------------
 
@@ -250,8 +269,9 @@ class ExportAdapter(DynamoDBAdapter):
         self, pagers: Sequence[DynamoPager], ledger: SessionLedger, code_page: int
     ) -> Report:
         from dynotui.table_export.report import export_report
+        from dynotui.ui.dynamodb.entity_report import with_entities
 
-        return export_report(pagers[0])
+        return with_entities(export_report(pagers[0]), pagers[:1], self.entity_tables)
 
     def code_target(self) -> object:
         return None

@@ -1,9 +1,10 @@
 """The DynamoDB adapter's keys: the generic ones in DynamoDB's words, PartiQL beside the
-order picker and what-if beside count."""
+order picker, what-if and plan beside count, the entity keys beside the column picker."""
 
 from __future__ import annotations
 
 from dynotui.ui.actions import GENERIC, Action, reworded, with_extra
+from dynotui.ui.dynamodb.plans import PLAN
 from dynotui.ui.dynamodb.what_ifs import WHAT_IF
 
 WORDS = {
@@ -20,6 +21,28 @@ WORDS = {
     "inspect_cursor": ("Inspect cursor", "Decode a cursor token and check it"),
 }
 PARTIQL = Action("colon", "db('partiql')", "PartiQL", "Page a PartiQL SELECT (ExecuteStatement)")
+# A single-table design's entities: the rows of one kept in view (the app's own action,
+# on the entity names the query gives), and the table of entities (this adapter's).
+ENTITY_KEYS = [
+    Action(
+        "l",
+        "entity_filter",
+        "Entity filter",
+        "Keep one entity's rows in view, the next each time, then all: on the pages read, "
+        "client-side (no filter is sent, nothing is read)",
+    ),
+    Action(
+        "L",
+        "db('entities')",
+        "Entities",
+        "The table's entities (a single-table design): counts, sizes, attributes and read "
+        "units, from a bounded sample or an export",
+    ),
+]
 ACTIONS = with_extra(
-    with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL]), "count", [WHAT_IF]
+    with_extra(
+        with_extra(reworded(GENERIC, WORDS), "choose_order", [PARTIQL]), "count", [WHAT_IF, PLAN]
+    ),
+    "choose_columns",
+    ENTITY_KEYS,
 )

@@ -15,6 +15,7 @@ from dynotui.core.page import Page
 from dynotui.core.text import visible
 from dynotui.dynamodb.advice import Measurements, tied_rows
 from dynotui.dynamodb.dynamo_json import Item, plain_item, to_wire
+from dynotui.dynamodb.entities.marker import EntityMarker, weights
 from dynotui.dynamodb.expressions import substitute
 from dynotui.dynamodb.item_shape import dynamo_shape
 from dynotui.dynamodb.query_form import QueryForm
@@ -179,6 +180,21 @@ class DynamoQuery(DynamoItems):
 
     def boundary_text(self, key: Item | None) -> str:
         return key_text(key, self.key_columns())
+
+    # -- entities (a single-table design): ui.query.EntityRows ------------------------------
+
+    @cached_property
+    def entity_marker(self) -> EntityMarker:
+        order = self.order
+        return EntityMarker(
+            order.partition_key.name, order.sort_key.name if order.sort_key else None
+        )
+
+    def entity_names(self, items: Sequence[Item]) -> list[str | None]:
+        return self.entity_marker.names(items)
+
+    def item_weights(self, items: Sequence[Item]) -> list[int]:
+        return weights(items)
 
     # -- whole items -----------------------------------------------------------------------
 

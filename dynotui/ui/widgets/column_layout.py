@@ -37,7 +37,10 @@ def label_cells(name: str) -> int:
 class ColumnLayout:
     key_names: tuple[str, ...]
     order: list[str] = field(default_factory=list)  # every column, shown or not
-    hidden: set[str] = field(default_factory=set)
+    # The columns hidden, by the entity of the rows they were hidden for (None: a table
+    # with no entities): the picker chooses each entity's columns apart (``entity``).
+    hidden_by: dict[str | None, set[str]] = field(default_factory=dict)
+    entity: str | None = None  # whose hidden columns ``hidden`` and ``visible`` use
     widths: dict[str, int] = field(default_factory=dict)
     seen: dict[str, int] = field(default_factory=dict)  # widest content seen so far
     narrowed: set[str] = field(default_factory=set)  # cut by ``fit``: they do not regrow
@@ -91,6 +94,14 @@ class ColumnLayout:
         for name in self.grown:
             self.widths[name] = self._wanted(name)
         return list(new)
+
+    @property
+    def hidden(self) -> set[str]:
+        return self.hidden_by.setdefault(self.entity, set())
+
+    @hidden.setter
+    def hidden(self, names: set[str]) -> None:
+        self.hidden_by[self.entity] = set(names)
 
     def visible(self) -> list[str]:
         return [name for name in self.order if name not in self.hidden]

@@ -45,7 +45,7 @@ from dynotui.core.text import visible
 from dynotui.ui.adapter import NewStack, Segments
 from dynotui.ui.background import CallReported, Done, Outcome, call_in_background, run_in_background
 from dynotui.ui.host import Counted
-from dynotui.ui.query import Item, Query
+from dynotui.ui.query import Item, Query, entity_rows
 from dynotui.ui.session import Session
 from dynotui.ui.widgets.column_layout import ColumnLayout
 from dynotui.ui.widgets.grid import Grid
@@ -680,9 +680,31 @@ class PagerView(Horizontal):
         self.query_one("#cost-strip", CostStrip).show_figures(
             summary, pager.totals, measures, session, len(findings), per_item
         )
+        self._draw_entity_costs(state, summary)
         figures = state.segments.read.figures() if state.segments is not None else None
         for segment_map in self.query(SegmentMap):
             segment_map.show_segments(figures, state.segment)
+
+    def _draw_entity_costs(self, state: ViewState, summary: Any) -> None:
+        """The page's read units split by entity, by what each row weighs (its bytes)."""
+        marks = entity_rows(state.query)
+        page = state.pager.current
+        split = []
+        if marks is not None and page is not None and summary is not None:
+            split = self.results.entity_split(marks.item_weights(page.items))
+        self.query_one(CostSidebar).show_entities(split, summary.cost if summary else None)
+
+    def filter_entity(self) -> None:
+        """Keep the rows of one entity in view (the next, then all): client-side."""
+        if self.state is None or self.state.pager.current is None:
+            return
+        if not self.results.entities_seen:
+            notify(self, "These rows have no entities to tell apart.", severity="warning")
+            return
+        kept = self.results.filter_entity()
+        self._draw_status()
+        if kept is None:
+            notify(self, "Every row again: the entity filter is off.")
 
     def _draw_status(self) -> None:
         if not self.is_mounted:
@@ -696,11 +718,11 @@ class PagerView(Horizontal):
             text = status_line(state.query, state.pager.current, self._counted())
             folded = len(self.results.folded)
             if folded and state.pager.current is not None:
-                text.append(
-                    f" · {folded} empty column{'s' if folded > 1 else ''} folded "
-                    "(f, then e, shows them)",
-                    style="dim",
-                )
+                what = self.results.folded_words(folded)
+                text.append(f" · {what} folded (f, then e, shows them)", style="dim")
+            entity_words = self.results.entity_words()
+            if entity_words:
+                text.append(" · " + entity_words, style="bold")
             line.hold_for(state.pager, text)
         else:
             text = self._hint.copy() if self._hint is not None else Text("")
@@ -735,7 +757,13 @@ class PagerView(Horizontal):
         if state is None or state.pager.current is None or not state.pager.current.items:
             return None
         items: Sequence[Item] = state.pager.current.items
-        return items[min(max(self.results.cursor_row, 0), len(items) - 1)]
+        index = self.results.item_index(self.results.cursor_row)  # the entity filter's rows
+        return items[min(index, len(items) - 1)] if index is not None else None
+
+    @on(Results.ColumnsFollowed)
+    def _columns_followed(self, event: Results.ColumnsFollowed) -> None:
+        event.stop()
+        self._draw_status()  # the columns folded are another entity's now
 
     @on(Grid.RowSelected)
     def _row_selected(self, event: Grid.RowSelected) -> None:
@@ -747,7 +775,10 @@ class PagerView(Horizontal):
             return
         from dynotui.ui.screens.item import ItemScreen
 
-        index = min(max(event.row, 0), len(page.items) - 1)
+        index = self.results.item_index(event.row)
+        if index is None:
+            return
+        index = min(index, len(page.items) - 1)
         self.app.push_screen(
             ItemScreen(
                 page.items[index],

@@ -282,6 +282,7 @@ class CostSidebar(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield SegmentMap(id="segment-map")  # a parallel Scan's segments (shown by the view)
         yield TextStatic("No page read yet.", id="page-cost")
+        yield TextStatic("", id="entity-cost")
         yield TextStatic("", id="query-cost")
         yield TextStatic("Cost per page", id="spark-label")
         yield Sparkline([], id="capacity-spark")
@@ -335,3 +336,31 @@ class CostSidebar(VerticalScroll):
             for finding in findings:
                 advice.append("• " + visible(finding.text) + "\n")
         self.query_one("#advice", TextStatic).show(advice)
+
+    def show_entities(self, split: Sequence[tuple[str, int, float]], cost: Cost | None) -> None:
+        """The page's read units by entity, each entity's share of the page's bytes."""
+        block = self.query_one("#entity-cost", TextStatic)
+        block.display = bool(split)
+        if split:
+            block.show(entity_text(split, cost, self._width()))
+
+
+def entity_text(
+    split: Sequence[tuple[str, int, float]], cost: Cost | None, width: int = WIDTH
+) -> Text:
+    """``ORDER  0.3 RCU  60% · 12``: the page's units split by the rows' bytes (its share,
+    and its rows)."""
+    units = cost.headline if cost is not None else None
+    unit = cost.unit if cost is not None else ""
+    text = heading("By entity", "the page's units by its rows' bytes; rows", width)
+    rows = [
+        Row(
+            name,
+            f"{units * share:.2g}" if units is not None else f"{share:.0%}",
+            unit if units is not None else "",
+            f"{share:.0%} · {count:,}" if units is not None else f"{count:,} rows",
+        )
+        for name, count, share in split
+    ]
+    text.append_text(rows_text(rows, width))
+    return text

@@ -1,0 +1,72 @@
+"""The MCP tools' arguments, fuzzed without a server: any JSON a client sends becomes the
+command's own arguments or one InputError line, never another exception, and no flag
+outside a tool's allow-list reaches its command."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dynotui.cli.command_args import command_args
+from dynotui.cli.mcp_tools import TOOLS, command_argv, input_schema
+from dynotui.core.errors import InputError
+
+CAP = 25.0
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**20), max_value=10**20)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def names(tool: Any) -> st.SearchStrategy[str]:
+    known = [*tool.flags, "max_read_units"]
+    return st.sampled_from(known) | st.text(min_size=1, max_size=12)
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=[t.name for t in TOOLS])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzz_arguments_are_the_command_s_or_one_line(tool: Any, data: st.DataObject) -> None:
+    arguments = data.draw(st.dictionaries(names(tool), json_values, max_size=5))
+    root = Path.cwd()
+    try:
+        argv = command_argv(tool, arguments, CAP, root)
+        command_args(tool.module, tool.command, argv)
+    except InputError as exc:
+        assert "\n" not in str(exc).strip()
+        return
+    allowed = {"--" + f.replace("_", "-") for f in (*tool.flags, "max_read_units")}
+    for arg in argv:
+        if arg == "--":
+            break
+        flag = arg.split("=", 1)[0]
+        assert flag in allowed or arg in tool.fixed, arg
+    capped = [a for a in argv if a.startswith("--max-read-units=")]
+    if tool.capped:
+        (cap,) = capped
+        assert 0 < float(cap.split("=", 1)[1]) <= CAP
+    else:
+        assert not capped
+
+
+@pytest.mark.parametrize("tool", TOOLS, ids=[t.name for t in TOOLS])
+def test_every_schema_names_only_its_allowed_flags(tool: Any) -> None:
+    schema = input_schema(tool, CAP)
+    assert set(schema["properties"]) == set(tool.flags) | (
+        {"max_read_units"} if tool.capped else set()
+    )
+    assert schema["additionalProperties"] is False
+    if tool.capped:
+        assert math.isclose(schema["properties"]["max_read_units"]["maximum"], CAP)

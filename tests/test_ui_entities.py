@@ -1,0 +1,242 @@
+"""The grid on a single-table design (the demo's shop, on DynamoDB Local): each row's
+entity in its own column, the columns of the highlighted row's entity, the column picker
+per entity, the entity filter (client-side: nothing read), the page's read units split by
+entity in the sidebar, and the entity view's table. The truth of each row's entity is the
+test's own: the head of the item's sort key."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from export_layout import scan_all
+from textual.widgets import SelectionList
+from uihelpers import dynamodb_app, messages, text_of, until
+
+from dynotui.dynamodb.query_form import QueryForm
+from dynotui.local import shop
+from dynotui.ui.testing import settle
+from dynotui.ui.widgets.results import ENTITY
+from dynotui.ui.widgets.safe_text import TextStatic
+
+SCAN = QueryForm(scan=True, page_size="40")
+KEYS = ("pk", "sk")
+
+
+def head(item: dict[str, Any]) -> str:
+    return str(item["sk"]["S"]).split("#")[0]
+
+
+def app_on_shop(client: Any, form: QueryForm = SCAN) -> Any:
+    return dynamodb_app(client, form, table=shop.TABLE)
+
+
+def entity_cells(view: Any) -> list[str]:
+    grid = view.results
+    at = [c.key for c in grid.columns].index(ENTITY)
+    return [grid.get_row_at(i)[at].strip() for i in range(grid.row_count)]
+
+
+def own_columns(view: Any, items: list[dict[str, Any]], entity: str) -> list[str]:
+    """The columns a row of ``entity`` must show: keys, then the session's columns that
+    an item of ``entity`` on this page holds, in the session's order."""
+    layout = view.column_layout
+    held = {name for item in items if head(item) == entity for name in item}
+    return [n for n in layout.visible() if n in layout.key_names or n in held]
+
+
+def shown_columns(view: Any) -> list[str]:
+    return [c.key for c in view.results.columns if not c.key.startswith("\0")]
+
+
+async def test_each_row_shows_its_entity_and_its_own_columns(client: Any) -> None:
+    app = app_on_shop(client)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        items = view.pager.current.items
+        assert view.results.labels[0] == "entity"
+        assert entity_cells(view) == [head(item) for item in items]
+        kinds = {head(item) for item in items}
+        assert len(kinds) > 1, "page 1 of the Scan mixes entities"
+        view.results.focus()
+        for entity in sorted(kinds):
+            row = next(i for i, item in enumerate(items) if head(item) == entity)
+            view.results.cursor_row = row
+            await settle(pilot)
+            assert view.results.column_entity == entity
+            assert shown_columns(view) == own_columns(view, items, entity), entity
+        # An order's total is not an address's: each under its own entity alone.
+        order = next(i for i, item in enumerate(items) if head(item) == "ORDER")
+        address = next(i for i, item in enumerate(items) if head(item) == "ADDRESS")
+        view.results.cursor_row = order
+        await settle(pilot)
+        assert "total" in shown_columns(view) and "city" not in shown_columns(view)
+        view.results.cursor_row = address
+        await settle(pilot)
+        assert "city" in shown_columns(view) and "total" not in shown_columns(view)
+
+
+async def test_the_column_picker_chooses_each_entitys_columns(client: Any) -> None:
+    app = app_on_shop(client)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        items = view.pager.current.items
+        order = next(i for i, item in enumerate(items) if head(item) == "ORDER")
+        address = next(i for i, item in enumerate(items) if head(item) == "ADDRESS")
+        view.results.focus()
+        view.results.cursor_row = order
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        listing = app.screen.query_one(SelectionList)
+        listing.highlighted = view.column_layout.order.index("gsi1pk")
+        await pilot.press("space", "a")
+        await settle(pilot)
+        assert "gsi1pk" not in shown_columns(view)  # hidden for orders
+        view.results.cursor_row = address
+        await settle(pilot)
+        assert "gsi1pk" in shown_columns(view)  # an address's columns are its own
+        view.results.cursor_row = order
+        await settle(pilot)
+        assert "gsi1pk" not in shown_columns(view)
+        assert view.column_layout.hidden_by["ORDER"] == {"gsi1pk"}
+
+
+async def test_the_entity_filter_keeps_one_entitys_rows_and_reads_nothing(client: Any) -> None:
+    app = app_on_shop(client)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        items = view.pager.current.items
+        reads = view.pager.totals.pages_read
+        view.results.focus()
+        first = view.results.entities_seen[0]
+        await pilot.press("l")
+        await settle(pilot)
+        assert view.results.only_entity == first
+        assert entity_cells(view) == [head(i) for i in items if head(i) == first]
+        status = text_of(view.query_one("#status-line"))
+        assert f"{first} rows only" in status and "nothing read" in status
+        assert view.pager.totals.pages_read == reads  # client-side: no read
+        # The row under the cursor is the item opened and copied.
+        view.results.cursor_row = 1
+        await settle(pilot)
+        assert view.selected_item() == [i for i in items if head(i) == first][1]
+        # Every entity in turn, then every row again.
+        for entity in view.results.entities_seen[1:]:
+            await pilot.press("l")
+            await settle(pilot)
+            assert set(entity_cells(view)) <= {entity}
+        await pilot.press("l")
+        await settle(pilot)
+        assert view.results.only_entity is None
+        assert len(entity_cells(view)) == len(items)
+        assert view.pager.totals.pages_read == reads
+        # Kept on the next page read, until turned off.
+        await pilot.press("l", "n")
+        await settle(pilot)
+        page_two = view.pager.current.items
+        assert view.pager.number == 2
+        assert entity_cells(view) == [head(i) for i in page_two if head(i) == first]
+
+
+async def test_the_sidebar_splits_the_pages_units_by_entity(client: Any) -> None:
+    app = app_on_shop(client)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        items = view.pager.current.items
+        text = text_of(view.query_one("#entity-cost", TextStatic))
+        truth = Counter(head(item) for item in items)
+        found: dict[str, tuple[float, int]] = {}
+        for line in text.splitlines():
+            row = re.fullmatch(r"(\S+) +([0-9.e-]+) RCU +[0-9]+% · ([0-9,]+)", line.strip())
+            if row:
+                found[row[1]] = (float(row[2]), int(row[3].replace(",", "")))
+        assert {name: rows for name, (_, rows) in found.items()} == dict(truth)
+        total = view.pager.current.cost.headline
+        assert abs(sum(units for units, _ in found.values()) - total) <= 0.02 * len(found)
+        shares = [units for units, _ in found.values()]
+        assert shares == sorted(shares, reverse=True)  # the heaviest first
+
+
+async def test_the_entity_view_counts_the_table(client: Any) -> None:
+    truth = Counter(head(item) for item in scan_all(client, shop.TABLE))
+    app = app_on_shop(client)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        before = app.session.ledger.figures()
+        await pilot.press("L")
+        await settle(pilot)
+        await pilot.press("enter")
+        screen = app.screen
+        await until(pilot, lambda: getattr(screen, "found", None) is not None)
+        found = screen.found
+        assert found.sample.complete  # the shop fits the budget: counts are exact
+        assert {e.name: e.count.items for e in found.entities} == dict(truth)
+        table = text_of(screen.query_one("#entities-table", TextStatic))
+        for name, count in truth.items():
+            assert any(line.split()[:2] == [name, f"{count:,}"] for line in table.splitlines())
+        await pilot.press("escape")
+        await settle(pilot)
+        after = app.session.ledger.figures()
+        assert after.counts == before.counts + 1  # billed to the session as a count
+        spent = after.unit("RCU").total - (before.unit("RCU").total or 0)
+        assert abs(spent - found.sample.read_units) < 1e-9
+
+
+async def test_a_table_with_no_entities_has_no_entity_column(client: Any, demo_table: str) -> None:
+    app = dynamodb_app(client, QueryForm(partition_value="acme", page_size="10"))
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        assert ENTITY not in [c.key for c in view.results.columns]
+        view.results.focus()
+        await pilot.press("l")
+        await settle(pilot)
+        assert any("no entities" in m for m in messages(app))
+        assert not view.query_one("#entity-cost", TextStatic).display
+
+
+async def test_the_report_includes_the_entity_table(
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    truth = Counter(head(item) for item in scan_all(client, shop.TABLE))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    app = app_on_shop(client)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        await pilot.press("L")
+        await settle(pilot)
+        await pilot.press("enter")
+        screen = app.screen
+        await until(pilot, lambda: getattr(screen, "found", None) is not None)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("S")
+        await until(pilot, lambda: any("Report written" in m for m in messages(app)))
+    markdown = next((tmp_path / "dynotui" / "reports").glob("*.md")).read_text()
+    assert f"Entities of {shop.TABLE}" in markdown
+    for name, count in truth.items():
+        assert re.search(rf"\| {name} \| {count:,} \|", markdown), name
+    assert "counts are exact" in markdown
+
+
+async def test_the_status_line_says_whose_columns_are_folded(client: Any) -> None:
+    app = app_on_shop(client)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        view = app.main_view
+        items = view.pager.current.items
+        view.results.focus()
+        for entity in ("ORDER", "ADDRESS"):
+            view.results.cursor_row = next(i for i, it in enumerate(items) if head(it) == entity)
+            await settle(pilot)
+            status = text_of(view.query_one("#status-line"))
+            folded = len(view.results.folded)
+            assert f"{folded} columns empty or not {entity}'s folded" in status, status
