@@ -143,7 +143,12 @@ def count(cache: Path, folder: Path | str, *extra: str, env: dict | None = None)
 
 
 def copies(cache: Path) -> list[Path]:
-    return sorted(cache.glob("*.duckdb"))
+    """The copies kept (an order's keys, beside its copy, are named COPY-ORDER)."""
+    return sorted(p for p in cache.glob("*.duckdb") if "-" not in p.stem)
+
+
+def orders(cache: Path) -> list[Path]:
+    return sorted(p for p in cache.glob("*-*.duckdb"))
 
 
 def spoil_data_file(folder: Path) -> None:
@@ -366,3 +371,50 @@ def test_a_number_key_is_one_whatever_the_spelling(number: int, zeros: int) -> N
         assert (below < keys[0]) == (Decimal(number - 1) < Decimal(number))
     if abs(number + 1) < 10**38:
         assert above > keys[0]
+
+
+def spoil_keys(path: Path) -> None:
+    connection = duckdb.connect(str(path))
+    connection.execute("DELETE FROM keys WHERE r % 3 = 0")
+    connection.close()
+
+
+def shuffle_keys(path: Path) -> None:
+    """The same rows, each pointing at another item: only the copy's build id tells."""
+    connection = duckdb.connect(str(path))
+    connection.execute("UPDATE keys SET r = (r + 1) % (SELECT count(*) FROM keys)")
+    connection.close()
+
+
+@pytest.mark.parametrize("spoil", [spoil_keys, cut_short, open_to_all, linked, "copy made again"])
+def test_an_orders_keys_are_kept_and_checked(folder, cache, spoil) -> None:
+    """The first Query of an order keeps its items' keys beside the copy (one row per
+    item of the order); a spoiled file of keys, or keys of a copy made since, are
+    computed again, and the pages stay those of the data files."""
+    flags, values = QUERIES[1][1], QUERIES[1][2]  # the GSI: its items only
+    truth = answers(pages(cache, folder, flags, values, "--no-cache"))
+    assert answers(pages(cache, folder, flags, values)) == truth
+    (keys,) = orders(cache)
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o600
+    held = duckdb.connect(str(keys), read_only=True)
+    assert held.execute("SELECT count(*) FROM keys").fetchone() == (90,)
+    held.close()
+    if spoil == "copy made again":
+        old = keys.read_bytes()
+        cut_short(copies(cache)[0])
+        count(cache, folder)  # makes the copy again, and drops the keys of the old one
+        assert orders(cache) == []
+        keys.write_bytes(old)  # put back: rows of the old copy, whatever the new one holds
+        keys.chmod(0o600)
+        shuffle_keys(keys)
+        assert answers(pages(cache, folder, flags, values)) == truth
+    else:
+        assert callable(spoil)
+        spoil(keys)
+        assert answers(pages(cache, folder, flags, values)) == truth
+    (keys,) = orders(cache)
+    assert keys.is_file() and not keys.is_symlink()
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o600
+    assert answers(pages(cache, folder, flags, values, "--no-scan-index-forward")) == list(
+        answers(pages(cache, folder, flags, values, "--no-cache", "--no-scan-index-forward"))
+    )

@@ -27,6 +27,7 @@ import shutil
 import stat
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -89,7 +90,7 @@ def file_stats(export: Export) -> list[list[Any]]:
     return found
 
 
-def _quoted(path: Path) -> str:
+def quoted(path: Path) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
@@ -107,7 +108,8 @@ class CopyRecord:
     data_bytes: int
     files: list[list[Any]]
     built_at: str
-    size: int
+    size: int  # the copy's and its orders' keys' (order_keys.py)
+    build: str  # this build's own id: what an order's keys are tied to
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -139,13 +141,14 @@ def _record(engine: Any, schema: str, path: Path) -> CopyRecord | None:
             data_bytes=int(data["data_bytes"]),
             files=list(data["files"]),
             built_at=str(data["built_at"]),
-            size=path.stat().st_size,
+            size=sum(p.stat().st_size for p in [path, *path.parent.glob(f"{path.stem}-*{SUFFIX}")]),
+            build=str(data["build"]),
         )
     except Exception:  # a copy that cannot say what it is, is no copy
         return None
 
 
-def _private_file(path: Path) -> bool:
+def private_file(path: Path) -> bool:
     try:
         info = path.lstat()
     except OSError:
@@ -155,7 +158,7 @@ def _private_file(path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _locked(folder: Path, digest: str, *, wait: bool = True) -> Iterator[bool]:
+def writer_lock(folder: Path, digest: str, *, wait: bool = True) -> Iterator[bool]:
     """The lock on building ``digest`` (True: held; False: another holds it and ``wait``
     is off). Two first reads of one export at once (two terminals) build it once."""
     descriptor = os.open(folder / f".{digest}.lock", os.O_RDWR | os.O_CREAT | _NO_FOLLOW, 0o600)
@@ -184,7 +187,7 @@ def _left_behind(folder: Path, digest: str) -> None:
         if _digest_of(entry.name) == digest:
             shutil.rmtree(entry, ignore_errors=True)
             continue
-        with _locked(folder, _digest_of(entry.name), wait=False) as held:
+        with writer_lock(folder, _digest_of(entry.name), wait=False) as held:
             if held:
                 shutil.rmtree(entry, ignore_errors=True)
 
@@ -197,6 +200,7 @@ class ExportCopy:
         self.path = path
         self.record = record
         self.built = built  # made by this read (False: an earlier read's copy)
+        self.orders: set[str] = set()  # the orders whose keys are attached (order_keys.py)
 
     @property
     def lines(self) -> str:
@@ -233,7 +237,7 @@ def open_copy(
     found = _attach(engine, path, digest, export, stats)
     if found is not None:
         return ExportCopy(path, found, built=False)
-    with _locked(folder, digest):
+    with writer_lock(folder, digest):
         found = _attach(engine, path, digest, export, stats)  # built meanwhile by another
         if found is not None:
             return ExportCopy(path, found, built=False)
@@ -250,10 +254,10 @@ def _attach(
 ) -> CopyRecord | None:
     """The copy at ``path`` attached read-only when it is whole and this export's; None
     (and nothing attached) otherwise."""
-    if not _private_file(path):
+    if not private_file(path):
         return None
     try:
-        engine.execute(f"ATTACH {_quoted(path)} AS {ATTACHED} (READ_ONLY)")
+        engine.execute(f"ATTACH {quoted(path)} AS {ATTACHED} (READ_ONLY)")
     except Exception:
         return None  # not a DuckDB database (cut short, overwritten): built again
     record = _record(engine, ATTACHED, path)
@@ -295,7 +299,7 @@ def _build(
             fetched = scratch / "data"
             fetched.mkdir(mode=0o700)
             files = fetch(fetched)
-        engine.execute(f"ATTACH {_quoted(building)} AS {BUILDING}")
+        engine.execute(f"ATTACH {quoted(building)} AS {BUILDING}")
         attached = True
         if files:
             engine.execute(
@@ -327,6 +331,7 @@ def _build(
             "data_bytes": sum(os.path.getsize(name) for name in files),
             "files": stats,
             "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "build": uuid.uuid4().hex,
         }
         engine.execute(
             f"CREATE TABLE {BUILDING}.record AS SELECT $record AS record",
@@ -339,6 +344,8 @@ def _build(
         with open(building, "rb") as written:
             os.fsync(written.fileno())
         os.replace(building, path)
+        for stale in folder.glob(f"{digest}-*{SUFFIX}"):  # keys of the copy replaced
+            stale.unlink(missing_ok=True)
     finally:
         if attached:
             with contextlib.suppress(Exception):
@@ -361,10 +368,10 @@ def list_copies(folder: Path | None = None) -> list[CopyRecord]:
     connection = duckdb.connect()
     try:
         for path in sorted(folder.glob(f"*{SUFFIX}")):
-            if not _private_file(path):
+            if "-" in path.stem or not private_file(path):  # an order's keys: in its copy
                 continue
             try:
-                connection.execute(f"ATTACH {_quoted(path)} AS listed (READ_ONLY)")
+                connection.execute(f"ATTACH {quoted(path)} AS listed (READ_ONLY)")
             except Exception:
                 continue
             try:
@@ -397,7 +404,7 @@ def clear_copies(folder: Path | None = None, older_than: float | None = None) ->
             continue
         if older_than is not None and now - info.st_mtime < older_than:
             continue
-        with _locked(folder, _digest_of(name), wait=False) as held:
+        with writer_lock(folder, _digest_of(name), wait=False) as held:
             if not held:
                 continue  # being built right now: its reader keeps it
             if stat.S_ISDIR(info.st_mode):

@@ -23,13 +23,15 @@ from dynotui.core.advisor import NoAdvice
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError
 from dynotui.core.page import EndedBy, HasNext, Page
-from dynotui.dynamodb.condition import canonical
+from dynotui.dynamodb.condition import canonical, conjuncts
 from dynotui.dynamodb.dynamo_json import Item, from_wire, to_wire
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.source import start_key_from_json
 from dynotui.dynamodb.spec import QuerySpec
+from dynotui.table_export.cache import ATTACHED as COPY
+from dynotui.table_export.order_keys import open_order, order_digest
 from dynotui.table_export.predicate import Params, pointer
-from dynotui.table_export.query import where
+from dynotui.table_export.query import membership, where
 from dynotui.table_export.reading import ITEM, OpenExport
 
 _tables = iter(range(1, 1 << 62))
@@ -209,24 +211,31 @@ class ExportSource:
             return 0, 0
         with _tables_lock:
             name = f"export_query_{next(_tables)}"
-        keys = self._key_sql(self.params)
-        columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
         relation = self.opened.lines() if self.opened.export.files else ""
         if self.opened.copy is not None:
-            # Every line of a copy is an item, counted when it was made: the matches alone
-            # are read out of it, and only their keys computed.
+            # Every line of a copy is an item, counted when it was made; the order's keys
+            # are kept beside it: a Query reads its partition's rows alone.
+            keys_of = self._order_keys()
+            params = Params(dict(self.params.values))
+            within = self._partition_bound(params)
+            names = ", ".join(f"o.k{i}" for i in range(len(self.key_names)))
             self.opened.query(
-                f"CREATE TEMP TABLE {name} AS SELECT {columns}, doc FROM {relation} "
+                f"CREATE TEMP TABLE {name} AS SELECT {names}, i.doc "
+                f"FROM (SELECT * FROM {keys_of}.keys{within}) o "
+                f"JOIN {COPY}.items i ON i.rowid = o.r "
                 f"WHERE coalesce({self.predicate}, false)",
-                self.params.values,
+                params.values,
             )
             lines = items = self.opened.copy.record.items
         elif self.opened.export.files:
+            params = Params(dict(self.params.values))
+            keys = self._key_sql(params)
+            columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
             self.opened.query(
                 f"CREATE TEMP TABLE {name} AS SELECT {ITEM} AS is_item, "
                 f"coalesce({ITEM} AND {self.predicate}, false) AS keep, {columns}, "
                 f"doc FROM {relation}",
-                self.params.values,
+                params.values,
             )
             counts = self.opened.engine.execute(
                 f"SELECT count(*), count(*) FILTER (WHERE is_item) FROM {name}"
@@ -237,13 +246,45 @@ class ExportSource:
         else:
             self.opened.engine.execute(
                 f"CREATE TEMP TABLE {name} (is_item BOOLEAN, keep BOOLEAN, "
-                + ", ".join(f"k{i} VARCHAR" for i in range(len(keys)))
+                + ", ".join(f"k{i} VARCHAR" for i in range(len(self.key_names)))
                 + ", doc JSON)"
             )
             lines = items = 0
         self.opened.check_lines(lines, items)
         self.table = name
         return items, self.opened.data_bytes()
+
+    def _order_keys(self) -> str:
+        """The schema of this order's keys kept beside the copy (order_keys.py)."""
+        assert self.opened.copy is not None
+        params = Params()
+        member = membership(self.order, params)
+        keys = self._key_sql(params)
+        shape = [self.order.kind] + [
+            f"{key.name}:{key.type}"
+            for key in (self.order.partition_key, self.order.sort_key)
+            if key is not None
+        ]
+        digest = order_digest(list(self.key_names), self.key_types, json.dumps(shape))
+        return open_order(self.opened.engine, self.opened.copy, digest, keys, member, params.values)
+
+    def _partition_bound(self, params: Params) -> str:
+        """`` WHERE k0 = VALUE`` for a Query (its key condition's partition key value,
+        which every Query has), else nothing: a Scan reads the whole order."""
+        if self.spec.scan:
+            return ""
+        key_tree, _ = self.spec.trees()
+        name = self.order.partition_key.name
+        for node in conjuncts(key_tree):
+            if node[0] != "compare" or node[1] != "=":
+                continue
+            for path, value in ((node[2], node[3]), (node[3], node[2])):
+                if path == ["path", [name]] and value[0] == "value":
+                    kind = self.key_types[0]
+                    text = value[1].get(kind)
+                    if isinstance(text, str):
+                        return f" WHERE k0 = {_comparable(kind, params.bind(text))}"
+        return ""
 
     def _seek(self, start_key: Item | None) -> list[Any]:
         forward = self.spec.forward or self.spec.scan
