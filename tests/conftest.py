@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tiers import guard, mark
 
-from dynotui.local import demo_cache
+from dynotui.dynamodb.memory import MemoryDynamoDB
+from dynotui.local import demo, demo_cache
 from dynotui.local.demo import seed_demo
 from dynotui.local.locate import ensure_home
 from dynotui.local.runner import DB_FILE_NAME, DynamoDBLocal
@@ -80,6 +82,13 @@ def _share_botocore_models() -> None:
 
 
 _share_botocore_models()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mark(items)  # ``server``: the tests that need one (tests/tiers.py); -m "not server"
+
+
+__all__ = ["guard"]  # an autouse fixture: every test of the fast tier starts no process
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -148,10 +157,8 @@ HOSTILE = {
 }
 
 
-@pytest.fixture(scope="session")
-def hostile_table(client: Any) -> str:
-    name = "hostile-values"
-    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
+def hostile_items() -> list[dict]:
+    """Values and names that would act on a terminal, a markup parser or a layout."""
     items: list[dict] = [
         {"pk": "p", "sk": f"{i:02d}-{key}", "value": value, f"name\x1b[31m{i}": "x"}
         for i, (key, value) in enumerate(HOSTILE.items())
@@ -167,8 +174,32 @@ def hostile_table(client: Any) -> str:
             "flag": True,
         }
     )
-    write_items(client, name, items)
-    return name
+    return items
+
+
+HOSTILE_TABLE = "hostile-values"
+
+
+@pytest.fixture(scope="session")
+def hostile_table(client: Any) -> str:
+    create_table(client, table_definition(HOSTILE_TABLE, ("pk", "S"), ("sk", "S")))
+    write_items(client, HOSTILE_TABLE, hostile_items())
+    return HOSTILE_TABLE
+
+
+# -- DynamoDB in memory (dynamodb/memory.py): for what sits above paging --------------------
+
+
+@pytest.fixture(scope="session")
+def memory_demo() -> MemoryDynamoDB:
+    """The demo table (and the hostile values' table) in memory, made once per process:
+    the same items DynamoDB Local's seeded copy holds. Tests may add tables of their own."""
+    memory = MemoryDynamoDB()
+    memory.create_table(**demo.TABLE_DEFINITION)
+    memory.put(demo.TABLE, demo.demo_items())
+    memory.create_table(**table_definition(HOSTILE_TABLE, ("pk", "S"), ("sk", "S")))
+    memory.put(HOSTILE_TABLE, hostile_items())
+    return memory
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ from uihelpers import make_app, messages, until
 
 from dynotui.core.config_write import remember, with_value
 from dynotui.core.errors import InputError
+from dynotui.dynamodb.memory import MemoryDynamoDB
 from dynotui.ui.testing import settle
 
 if sys.version_info >= (3, 11):
@@ -69,9 +70,9 @@ def first_hit(palette: CommandPalette) -> str:
 
 
 async def test_a_theme_chosen_is_kept_and_is_the_next_starts(
-    client: Any, demo_table: str, config_home: Path
+    memory_demo: MemoryDynamoDB, config_home: Path
 ) -> None:
-    app = make_app(client)
+    app = make_app(memory_demo)
     assert app.theme == "textual-dark"  # nothing configured: Textual's default
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
@@ -82,7 +83,7 @@ async def test_a_theme_chosen_is_kept_and_is_the_next_starts(
     settings = tomllib.loads(config_home.read_text(encoding="utf-8"))
     assert settings == {"ui": {"theme": "nord"}}
     assert stat.S_IMODE(config_home.stat().st_mode) == 0o600
-    again = make_app(client)
+    again = make_app(memory_demo)
     assert again.theme == "nord"
     async with again.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
@@ -97,12 +98,12 @@ async def test_a_theme_chosen_is_kept_and_is_the_next_starts(
 
 
 async def test_the_users_own_file_keeps_all_but_the_theme(
-    client: Any, demo_table: str, config_home: Path
+    memory_demo: MemoryDynamoDB, config_home: Path
 ) -> None:
     config_home.parent.mkdir(parents=True)
     config_home.write_text(USERS_OWN, encoding="utf-8")
     config_home.chmod(0o640)
-    app = make_app(client)
+    app = make_app(memory_demo)
     assert app.theme == "textual-light"
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
@@ -115,11 +116,13 @@ async def test_the_users_own_file_keeps_all_but_the_theme(
     assert [p.name for p in config_home.parent.iterdir()] == ["config.toml"]  # no temporary
 
 
-def test_a_theme_textual_lacks_is_refused_by_name(client: Any, config_home: Path) -> None:
+def test_a_theme_textual_lacks_is_refused_by_name(
+    memory_demo: MemoryDynamoDB, config_home: Path
+) -> None:
     config_home.parent.mkdir(parents=True)
     config_home.write_text('[ui]\ntheme = "[b]no-such-theme"\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"theme = '\[b\]no-such-theme' in \[ui\].*nord"):
-        make_app(client)
+        make_app(memory_demo)
 
 
 def test_the_one_value_is_set_where_it_belongs() -> None:

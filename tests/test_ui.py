@@ -1,4 +1,6 @@
-"""The TUI driven with Pilot against DynamoDB Local; every figure checked against the engine."""
+"""The TUI driven with Pilot against DynamoDB Local; every figure checked against the engine.
+Three tests of forms and the item screen, with no figure of the engine's in them, read the
+demo table in memory (``memory_demo``)."""
 
 from __future__ import annotations
 
@@ -128,8 +130,8 @@ async def test_invalid_filter_shows_an_error_and_keeps_the_page(client, demo_tab
         assert (grid_rows(view), app.pager.number, view.state) == (before[0], before[1], before[3])
 
 
-async def test_values_error_clears_once_fixed(client, demo_table) -> None:
-    app = make_app(client)
+async def test_values_error_clears_once_fixed(memory_demo) -> None:
+    app = make_app(memory_demo)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
         await pilot.press("e")
@@ -171,8 +173,8 @@ async def test_connection_failure_keeps_stack_and_page(client, demo_table) -> No
         assert not view.reading
 
 
-async def test_item_modal_toggles_plain_and_dynamodb_json(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
+async def test_item_modal_toggles_plain_and_dynamodb_json(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
         app.main_view.results.focus()
@@ -237,9 +239,9 @@ async def test_stack_view_is_a_ledger_and_jumps(client, demo_table) -> None:
         assert app.pager.number == 1
 
 
-async def test_gsi_form_disables_consistent_read_and_mode_toggle(client, demo_table) -> None:
+async def test_gsi_form_disables_consistent_read_and_mode_toggle(memory_demo) -> None:
     form = QueryForm(order="by_status", partition_value="PLACED", page_size="10")
-    app = make_app(client, form)
+    app = make_app(memory_demo, form)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
         view = app.main_view

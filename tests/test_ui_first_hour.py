@@ -1,7 +1,9 @@
-"""What a new user hits in the first hour, in the app against DynamoDB Local: numbers
-never cut, empty columns out of the way, failures that stay on screen, a connection form
-that says what is in force and where it came from, every field reachable at 80x24; and
-the session's measures, refusals and report."""
+"""What a new user hits in the first hour, in the app: numbers never cut, empty columns
+out of the way, failures that stay on screen, a connection form that says what is in force
+and where it came from, every field reachable at 80x24; and the session's measures,
+refusals and report. The screens read the demo table in memory (``memory_demo``, the same
+items as DynamoDB Local's seeded copy, read by dynotui's own reader); the connection
+form's test is about the endpoint and stays on DynamoDB Local."""
 
 from __future__ import annotations
 
@@ -28,9 +30,10 @@ from uihelpers import (
 from dynotui.core.cursor import CursorSigner
 from dynotui.core.history import HistoryStore
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
+from dynotui.dynamodb.memory import MemoryDynamoDB
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
-from dynotui.local.tables import create_table, table_definition, write_items
+from dynotui.local.tables import table_definition
 from dynotui.ui.dynamodb.connection_screen import ConnectionScreen
 from dynotui.ui.dynamodb.query_screen import QueryScreen
 from dynotui.ui.screens.columns import ColumnsScreen
@@ -43,11 +46,16 @@ HUGE = "1" + "0" * 125  # 1E125 as DynamoDB writes it back
 TINY = "-0.00000000000000000001"
 
 
+NUMBERS, SPARSE, STRIPED = "first-hour-numbers", "first-hour-sparse", "first-hour-striped"
+
+
 @pytest.fixture(scope="module")
-def numbers_table(client: Any) -> str:
-    name = "first-hour-numbers"
-    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
-    items: list[dict[str, Any]] = [
+def memory(memory_demo: MemoryDynamoDB) -> MemoryDynamoDB:
+    """The demo table in memory, with three small tables of awkward shapes beside it:
+    numbers of 38 digits, 1E125 and 1E-20; pages whose items carry different attributes
+    (page 1 twelve that page 2 lacks; page 2 one of its own; pages 1 and 3 a note page 2
+    lacks)."""
+    numbers: list[dict[str, Any]] = [
         {
             "pk": "p",
             "sk": f"{i:02d}",
@@ -58,44 +66,27 @@ def numbers_table(client: Any) -> str:
         }
         for i in range(3)
     ]
-    write_items(client, name, items)
-    return name
-
-
-@pytest.fixture(scope="module")
-def sparse_table(client: Any) -> str:
-    """Page 1's items carry twelve attributes; page 2's carry one the first did not."""
-    name = "first-hour-sparse"
-    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
     wide = [
         {"pk": "p", "sk": f"a{i}", **{f"attr{j:02d}": f"v{j}" for j in range(12)}} for i in range(5)
     ]
     narrow = [{"pk": "p", "sk": f"b{i}", "later": f"only-{i}"} for i in range(5)]
-    write_items(client, name, wide + narrow)
-    return name
-
-
-@pytest.fixture(scope="module")
-def striped_table(client: Any) -> str:
-    """Pages of five: page 2's items lack the attribute pages 1 and 3 carry."""
-    name = "first-hour-striped"
-    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
-    items = [
+    striped = [
         {"pk": "p", "sk": f"{page}{i}", **({} if page == "b" else {"note": f"n{i}"})}
         for page in "abc"
         for i in range(5)
     ]
-    write_items(client, name, items)
-    return name
+    for name, items in ((NUMBERS, numbers), (SPARSE, wide + narrow), (STRIPED, striped)):
+        if name not in memory_demo.tables:
+            memory_demo.create_table(**table_definition(name, ("pk", "S"), ("sk", "S")))
+            memory_demo.put(name, items)
+    return memory_demo
 
 
-async def test_the_rows_stay_put_when_a_pages_status_needs_a_line_less(
-    client, striped_table
-) -> None:
+async def test_the_rows_stay_put_when_a_pages_status_needs_a_line_less(memory) -> None:
     """Page 2's status carries the folded-columns note and takes two lines at this width;
     page 3's takes one, and the rows do not move up a line for it: one stack's pages keep
     the status line's tallest. A new width measures it again."""
-    app = make_app(client, QueryForm(partition_value="p", page_size="5"), table=striped_table)
+    app = make_app(memory, QueryForm(partition_value="p", page_size="5"), table=STRIPED)
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
         view = app.main_view
@@ -119,15 +110,13 @@ async def test_the_rows_stay_put_when_a_pages_status_needs_a_line_less(
         assert status.size.height == 1 and rows_at() == first, "measured again, wider"
 
 
-async def test_a_page_is_drawn_before_history_describes_or_keeps_it(
-    client, demo_table, tmp_path: Path
-) -> None:
+async def test_a_page_is_drawn_before_history_describes_or_keeps_it(memory, tmp_path: Path) -> None:
     """Recording the query in the history (describing it, then writing the file on the
     history's thread) waits for the frame that shows the page: it does not hold the first
     rows back. Each page is still kept, in order."""
     events: list[str] = []
     history = HistoryStore(tmp_path / "history.json")
-    app = make_app(client, QueryForm(partition_value="acme", page_size="5"), history=history)
+    app = make_app(memory, QueryForm(partition_value="acme", page_size="5"), history=history)
     describe = app.adapter.history_query
 
     def described(query: Any) -> Any:
@@ -157,12 +146,12 @@ async def test_a_page_is_drawn_before_history_describes_or_keeps_it(
 
 
 async def test_a_page_shown_just_before_q_is_kept_though_not_yet_drawn(
-    client, demo_table, tmp_path: Path
+    memory, tmp_path: Path
 ) -> None:
     """The history keeps a page once it is drawn; q pressed before that frame still keeps
     it (as --resume then reopens there)."""
     history = HistoryStore(tmp_path / "history.json")
-    app = make_app(client, QueryForm(partition_value="acme", page_size="5"), history=history)
+    app = make_app(memory, QueryForm(partition_value="acme", page_size="5"), history=history)
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
         view = app.main_view
@@ -175,14 +164,14 @@ async def test_a_page_shown_just_before_q_is_kept_though_not_yet_drawn(
     assert last is not None and last.page == 2
 
 
-async def test_numbers_show_every_digit_or_an_exact_shorter_form(client, numbers_table) -> None:
-    app = make_app(client, QueryForm(partition_value="p"), table=numbers_table)
+async def test_numbers_show_every_digit_or_an_exact_shorter_form(memory) -> None:
+    app = make_app(memory, QueryForm(partition_value="p"), table=NUMBERS)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         view = app.main_view
         labels = grid_labels(view)
-        raw = client.query(
-            TableName=numbers_table,
+        raw = memory.query(
+            TableName=NUMBERS,
             KeyConditionExpression="pk = :p",
             ExpressionAttributeValues={":p": {"S": "p"}},
         )["Items"]
@@ -197,8 +186,8 @@ async def test_numbers_show_every_digit_or_an_exact_shorter_form(client, numbers
             assert row[labels.index("note")].endswith("…"), "free text is what gives way"
 
 
-async def test_empty_columns_fold_and_f_brings_them_back(client, sparse_table) -> None:
-    app = make_app(client, QueryForm(partition_value="p", page_size="5"), table=sparse_table)
+async def test_empty_columns_fold_and_f_brings_them_back(memory) -> None:
+    app = make_app(memory, QueryForm(partition_value="p", page_size="5"), table=SPARSE)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         await pilot.press("n")
@@ -224,8 +213,8 @@ async def test_empty_columns_fold_and_f_brings_them_back(client, sparse_table) -
         assert "folded" not in text_of(view.query_one("#status-line", Static))
 
 
-async def test_a_failure_stays_in_the_status_line_until_a_read_succeeds(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
+async def test_a_failure_stays_in_the_status_line_until_a_read_succeeds(memory) -> None:
+    app = make_app(memory, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         view = app.main_view
@@ -238,7 +227,7 @@ async def test_a_failure_stays_in_the_status_line_until_a_read_succeeds(client, 
         status = text_of(view.query_one("#status-line", Static))
         assert "✗ Page 2 failed at" in status and "R retries" in status
         assert "Page 1 ·" in status, "and the page shown is still said"
-        view.use_client(client)
+        view.use_client(memory)
         await pilot.press("R")
         await settle(pilot)
         status = text_of(view.query_one("#status-line", Static))
@@ -285,8 +274,8 @@ async def test_the_connection_form_says_what_is_in_force(
         assert app.pager.number == 2, "the old connection is kept and reads"
 
 
-async def test_every_form_field_is_reachable_at_80x24(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER))
+async def test_every_form_field_is_reachable_at_80x24(memory) -> None:
+    app = make_app(memory, QueryForm(partition_value=demo.BIG_CUSTOMER))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         footer = screen_text(app)[-1]
@@ -314,8 +303,8 @@ async def test_every_form_field_is_reachable_at_80x24(client, demo_table) -> Non
             assert region.y >= 0 and region.bottom <= 24, f"{name} out of view when focused"
 
 
-async def test_compare_at_80x24_shows_one_side_with_rows_to_read(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="10"))
+async def test_compare_at_80x24_shows_one_side_with_rows_to_read(memory) -> None:
+    app = make_app(memory, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="10"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("w")
@@ -325,8 +314,8 @@ async def test_compare_at_80x24_shows_one_side_with_rows_to_read(client, demo_ta
         assert "tab shows the right" in "\n".join(screen_text(app))
 
 
-async def test_the_strip_keeps_the_session_total_at_80x24(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="10"))
+async def test_the_strip_keeps_the_session_total_at_80x24(memory) -> None:
+    app = make_app(memory, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="10"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("n")
@@ -339,10 +328,10 @@ async def test_the_strip_keeps_the_session_total_at_80x24(client, demo_table) ->
         assert f"session {total:,.10g} RCU" in on_screen, "and it is in view"
 
 
-async def test_refused_cursors_are_counted_by_reason(client, demo_table) -> None:
+async def test_refused_cursors_are_counted_by_reason(memory) -> None:
     secret = b"first-hour-secret-0123456789"
     app = make_app(
-        client,
+        memory,
         QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"),
         signer=CursorSigner(secret),
     )
@@ -376,9 +365,9 @@ async def test_refused_cursors_are_counted_by_reason(client, demo_table) -> None
         assert "p50" in footer and "2 refused" in footer
 
 
-async def test_s_writes_a_report_of_the_query(client, demo_table, tmp_path: Path) -> None:
+async def test_s_writes_a_report_of_the_query(memory, tmp_path: Path) -> None:
     app = make_app(
-        client,
+        memory,
         QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"),
         report_folder=tmp_path,
     )
@@ -398,10 +387,8 @@ async def test_s_writes_a_report_of_the_query(client, demo_table, tmp_path: Path
     assert f"{capacity:g}" in markdown[0].read_text()
 
 
-async def test_sideways_the_keys_stay_and_no_number_is_cut_by_the_edge(
-    client, numbers_table
-) -> None:
-    app = make_app(client, QueryForm(partition_value="p"), table=numbers_table)
+async def test_sideways_the_keys_stay_and_no_number_is_cut_by_the_edge(memory) -> None:
+    app = make_app(memory, QueryForm(partition_value="p"), table=NUMBERS)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         grid = app.main_view.results

@@ -12,8 +12,9 @@ from textual.widgets import DataTable, Label
 from textual.widgets._footer import FooterKey
 from uihelpers import make_app, screen_text
 
+from dynotui.dynamodb.memory import MemoryDynamoDB
 from dynotui.dynamodb.query_form import QueryForm
-from dynotui.local.tables import create_table, table_definition, write_items
+from dynotui.local.tables import table_definition
 from dynotui.ui.screens.stack import StackScreen
 from dynotui.ui.testing import settle
 from dynotui.ui.widgets.key_footer import ALL_KEYS, fitting, key_width
@@ -22,10 +23,12 @@ WIDE_KEY = "a-rather-long-sort-key-value-that-is-wide-" + "x" * 10
 
 
 @pytest.fixture(scope="module")
-def wide_key_table(client: Any) -> str:
+def wide_key_table(memory_demo: MemoryDynamoDB) -> str:
+    """In memory, beside the demo table: thirty long sort keys."""
     name = "footer-stack-wide-key"
-    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
-    write_items(client, name, [{"pk": "p", "sk": f"{i:03d}-{WIDE_KEY}"} for i in range(30)])
+    if name not in memory_demo.tables:
+        memory_demo.create_table(**table_definition(name, ("pk", "S"), ("sk", "S")))
+        memory_demo.put(name, [{"pk": "p", "sk": f"{i:03d}-{WIDE_KEY}"} for i in range(30)])
     return name
 
 
@@ -56,9 +59,9 @@ def assert_whole(line: str, keys: list[tuple[str, str]]) -> list[str]:
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 35), (200, 40)])
 async def test_every_footer_key_is_whole_or_absent(
-    client: Any, wide_key_table: str, size: tuple[int, int]
+    memory_demo: MemoryDynamoDB, wide_key_table: str, size: tuple[int, int]
 ) -> None:
-    app = make_app(client, QueryForm(partition_value="p"), table=wide_key_table)
+    app = make_app(memory_demo, QueryForm(partition_value="p"), table=wide_key_table)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         keys = footer_keys(app)
@@ -78,12 +81,12 @@ async def test_every_footer_key_is_whole_or_absent(
 
 
 async def test_the_footer_keeps_its_keys_until_they_change(
-    client: Any, wide_key_table: str
+    memory_demo: MemoryDynamoDB, wide_key_table: str
 ) -> None:
     """The footer's key widgets are made again only when the keys they show change: a
     page read, or a dialog opened and closed over the main screen, leaves them as they
     were (Textual's footer made its dozen keys again on each opening and closing)."""
-    app = make_app(client, QueryForm(partition_value="p", page_size="5"), table=wide_key_table)
+    app = make_app(memory_demo, QueryForm(partition_value="p", page_size="5"), table=wide_key_table)
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
 
@@ -129,9 +132,11 @@ def test_footer_choice_keeps_importance_and_ends_at_the_first_misfit() -> None:
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 35), (200, 40)])
 async def test_the_stack_view_cuts_no_start_key(
-    client: Any, wide_key_table: str, size: tuple[int, int]
+    memory_demo: MemoryDynamoDB, wide_key_table: str, size: tuple[int, int]
 ) -> None:
-    app = make_app(client, QueryForm(partition_value="p", page_size="10"), table=wide_key_table)
+    app = make_app(
+        memory_demo, QueryForm(partition_value="p", page_size="10"), table=wide_key_table
+    )
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await pilot.press("n")
@@ -144,7 +149,7 @@ async def test_the_stack_view_cuts_no_start_key(
         assert labels[:4] == ["page", "Count", "Scanned", "cost"], "the figures first"
         lines = screen_text(app)
         # The start key of page 2 (the current one) is the last item of page 1.
-        truth = client.query(
+        truth = memory_demo.query(
             TableName=wide_key_table,
             KeyConditionExpression="pk = :p",
             ExpressionAttributeValues={":p": {"S": "p"}},

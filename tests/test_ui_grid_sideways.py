@@ -1,6 +1,6 @@
 """The grid sideways: a cell is shown whole or not at all, whatever the keys' width, the
 markers and the terminal's size; every column can be brought in view and the keys come
-back. The positions alone (``sideways``) under hypothesis, and the app on DynamoDB Local
+back. The positions alone (``sideways``) under hypothesis, and the app on DynamoDB in memory
 with a wide sort key beside 38-digit numbers, read back from the screen."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from uihelpers import make_app, screen_text
 
+from dynotui.dynamodb.memory import MemoryDynamoDB
 from dynotui.dynamodb.query_form import QueryForm
-from dynotui.local.tables import create_table, table_definition, write_items
+from dynotui.local.tables import table_definition
 from dynotui.ui.testing import settle
 from dynotui.ui.widgets import sideways
 
@@ -69,11 +70,10 @@ def test_a_column_too_wide_beside_the_keys_takes_two_steps_then_the_keys_return(
 
 
 @pytest.fixture(scope="module")
-def wide_key_table(client: Any) -> str:
+def wide_key_table(memory_demo: MemoryDynamoDB) -> str:
     """A sort key 52 characters long (cut at the column cap) beside 38-digit numbers,
     missing attributes and markup."""
     name = "grid-sideways-wide-key"
-    create_table(client, table_definition(name, ("pk", "S"), ("sk", "S")))
     items: list[dict[str, Any]] = []
     for i in range(12):
         item: dict[str, Any] = {"pk": "p", "sk": f"{i:03d}-{WIDE_KEY}", "big": Decimal(BIG)}
@@ -81,7 +81,9 @@ def wide_key_table(client: Any) -> str:
         if i % 2:
             item["note"] = "free text " * 6
         items.append(item)
-    write_items(client, name, items)
+    if name not in memory_demo.tables:  # in memory, beside the demo table
+        memory_demo.create_table(**table_definition(name, ("pk", "S"), ("sk", "S")))
+        memory_demo.put(name, items)
     return name
 
 
@@ -90,9 +92,9 @@ DIGITS = re.compile(r"\d+")
 
 @pytest.mark.parametrize("size", [(120, 35), (80, 24)])
 async def test_no_number_is_cut_at_the_edge_beside_a_wide_sort_key(
-    client: Any, wide_key_table: str, size: tuple[int, int]
+    memory_demo: MemoryDynamoDB, wide_key_table: str, size: tuple[int, int]
 ) -> None:
-    app = make_app(client, QueryForm(partition_value="p"), table=wide_key_table)
+    app = make_app(memory_demo, QueryForm(partition_value="p"), table=wide_key_table)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         grid = app.main_view.results

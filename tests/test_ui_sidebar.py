@@ -12,6 +12,7 @@ from rich.cells import cell_len
 from uihelpers import figure, make_app, screen_text, text_of
 
 from dynotui.core.figure_rows import Row
+from dynotui.dynamodb.memory import MemoryDynamoDB
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
 from dynotui.ui.testing import settle
@@ -44,9 +45,9 @@ def _number_ends(text: str, labels: tuple[str, ...]) -> set[int]:
 
 @pytest.mark.parametrize(("size", "compare"), [((120, 35), False), ((200, 50), True)])
 async def test_figures_are_aligned_and_nothing_is_cut(
-    client: Any, demo_table: str, size: tuple[int, int], compare: bool
+    memory_demo: MemoryDynamoDB, size: tuple[int, int], compare: bool
 ) -> None:
-    app = make_app(client, RARE)
+    app = make_app(memory_demo, RARE)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await pilot.press("n")
@@ -89,9 +90,9 @@ async def test_figures_are_aligned_and_nothing_is_cut(
 
 
 async def test_the_strip_says_the_sidebars_figures_in_two_whole_lines(
-    client: Any, demo_table: str
+    memory_demo: MemoryDynamoDB,
 ) -> None:
-    app = make_app(client, RARE)
+    app = make_app(memory_demo, RARE)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("n")

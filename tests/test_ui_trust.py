@@ -1,5 +1,10 @@
 """The TUI on data nobody here wrote, in terminals of every size: nothing in the data acts on
-the terminal or the app, the view stays steady, and the keys keep their meaning."""
+the terminal or the app, the view stays steady, and the keys keep their meaning.
+
+Tests of the screens read the demo table in memory (``memory_demo``: the same items as
+DynamoDB Local's seeded copy, read by dynotui's own reader; ``dynamodb/memory.py``); what is
+about the service (its messages, a reconnect, the snapshots of its figures) stays on
+DynamoDB Local."""
 
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ from uihelpers import (
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
-from dynotui.local.tables import create_table, table_definition, write_items
+from dynotui.local.tables import table_definition
 from dynotui.ui.dynamodb.connection_screen import ConnectionScreen
 from dynotui.ui.dynamodb.query_screen import QueryScreen
 from dynotui.ui.screens.columns import ColumnsScreen
@@ -37,8 +42,9 @@ from dynotui.ui.screens.picker import PickerScreen
 from dynotui.ui.testing import settle
 
 
-async def test_hostile_values_are_shown_never_obeyed(client, hostile_table) -> None:
-    app = make_app(client, QueryForm(partition_value="p", page_size="20"), table=hostile_table)
+async def test_hostile_values_are_shown_never_obeyed(memory_demo) -> None:
+    form = QueryForm(partition_value="p", page_size="20")
+    app = make_app(memory_demo, form, table="hostile-values")
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         screen = "\n".join(screen_text(app))
@@ -75,8 +81,8 @@ async def test_service_messages_are_text_too(client) -> None:
         assert all(not n.markup for n in notes), "never parsed as markup"
 
 
-async def test_columns_only_grow_in_first_seen_order(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
+async def test_columns_only_grow_in_first_seen_order(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         view = app.main_view
@@ -117,8 +123,8 @@ async def test_columns_only_grow_in_first_seen_order(client, demo_table) -> None
             assert not any("flag" in item for item in app.pager.current.items)
 
 
-async def test_column_picker_hides_and_moves_columns(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
+async def test_column_picker_hides_and_moves_columns(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         view = app.main_view
@@ -145,8 +151,8 @@ async def test_column_picker_hides_and_moves_columns(client, demo_table) -> None
         assert column_names(view)[: len(after)] == after, "the choice holds for the session"
 
 
-async def test_arrows_scroll_the_grid_and_brackets_page(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="20"))
+async def test_arrows_scroll_the_grid_and_brackets_page(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="20"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         grid = app.main_view.results
@@ -168,8 +174,8 @@ async def test_arrows_scroll_the_grid_and_brackets_page(client, demo_table) -> N
         assert app.pager.number == 1
 
 
-async def test_status_and_total_in_view_at_160_columns(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="25"))
+async def test_status_and_total_in_view_at_160_columns(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="25"))
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         grid = app.main_view.results
@@ -180,11 +186,11 @@ async def test_status_and_total_in_view_at_160_columns(client, demo_table) -> No
                 assert right_edge <= grid.scrollable_content_region.width, column.label
 
 
-async def test_another_table_abandoned_in_the_form_changes_nothing(client, demo_table) -> None:
+async def test_another_table_abandoned_in_the_form_changes_nothing(memory_demo) -> None:
     other = "one-state-other-table"
-    create_table(client, table_definition(other, ("pk", "S"), ("sk", "N")))
-    write_items(client, other, [{"pk": "p", "sk": n} for n in range(3)])
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="10"))
+    memory_demo.create_table(**table_definition(other, ("pk", "S"), ("sk", "N")))
+    memory_demo.put(other, [{"pk": "p", "sk": n} for n in range(3)])
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="10"))
     async with app.run_test(size=(170, 48)) as pilot:
         await settle(pilot)
         view = app.main_view
@@ -209,7 +215,7 @@ async def test_another_table_abandoned_in_the_form_changes_nothing(client, demo_
         assert not any("must test the partition key" in m for m in messages(app))
 
 
-async def test_switching_order_keeps_what_applies(client, demo_table) -> None:
+async def test_switching_order_keeps_what_applies(memory_demo) -> None:
     form = QueryForm(
         partition_value=demo.BIG_CUSTOMER,
         filter="status = :r",
@@ -217,7 +223,7 @@ async def test_switching_order_keeps_what_applies(client, demo_table) -> None:
         projection="total, status",
         page_size="7",
     )
-    app = make_app(client, form)
+    app = make_app(memory_demo, form)
     async with app.run_test(size=(170, 48)) as pilot:
         await settle(pilot)
         await pilot.press("o")
@@ -247,8 +253,8 @@ async def test_switching_order_keeps_what_applies(client, demo_table) -> None:
         assert "left out" in note and "is a filter" in note
 
 
-async def test_small_terminal_collapses_the_sidebar_and_keeps_help(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER))
+async def test_small_terminal_collapses_the_sidebar_and_keeps_help(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         view = app.main_view
@@ -272,8 +278,8 @@ async def test_small_terminal_collapses_the_sidebar_and_keeps_help(client, demo_
         assert right.display and not left.display, "tab shows the other side"
 
 
-async def test_escape_closes_every_modal_and_help_lists_our_keys_first(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
+async def test_escape_closes_every_modal_and_help_lists_our_keys_first(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         for key, screen_type in (
@@ -303,8 +309,8 @@ async def test_escape_closes_every_modal_and_help_lists_our_keys_first(client, d
             assert app.screen is app.screen_stack[0], f"escape after {key}"
 
 
-async def test_d_flips_the_direction_from_the_start(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
+async def test_d_flips_the_direction_from_the_start(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         await pilot.press("n", "n")
@@ -342,8 +348,8 @@ async def test_reconnect_keeps_the_stack_and_r_retries(client, ddb, demo_table) 
         assert app.main_view.client.meta.endpoint_url == ddb.endpoint_url
 
 
-async def test_held_n_presses_add_up(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
+async def test_held_n_presses_add_up(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5"))
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         await pilot.press(*["n"] * 60)
@@ -354,16 +360,15 @@ async def test_held_n_presses_add_up(client, demo_table) -> None:
         assert app.pager.number == 1, "another move cancels the rest"
 
 
-async def test_escape_abandons_a_slow_read_and_its_cost_counts(client, ddb, demo_table) -> None:
-    from faultproxy import FaultProxy
-
-    with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
-        slow = make_client(ConnectionOptions(endpoint_url=proxy.endpoint_url))
-        form = QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5")
-        app = make_app(slow, form)
+async def test_escape_abandons_a_slow_read_and_its_cost_counts(memory_demo) -> None:
+    gate = threading.Event()
+    form = QueryForm(partition_value=demo.BIG_CUSTOMER, page_size="5")
+    app = make_app(memory_demo, form)
+    try:
         async with app.run_test(size=(160, 48)) as pilot:
             await settle(pilot)
-            proxy.gate = threading.Event()  # the next call waits until the test lets it go
+            # The next call waits until the test lets it go (at the fault proxy before).
+            memory_demo.before = lambda operation, params: gate.wait() and None
             await pilot.press("n")
             status = app.main_view.query_one("#status-line", Static)
             await until(pilot, lambda: "Esc cancels" in text_of(status))
@@ -371,13 +376,16 @@ async def test_escape_abandons_a_slow_read_and_its_cost_counts(client, ddb, demo
             await pilot.pause()
             assert app.pager.number == 1 and "Cancelled" in text_of(status)
             assert app.pager.totals.abandoned is None, "the call has not answered yet"
-            proxy.gate.set()  # the abandoned call answers now, and is billed
+            gate.set()  # the abandoned call answers now, and is billed
             await settle(pilot)
             assert app.pager.number == 1
             assert app.pager.totals.abandoned is not None
             spent = text_of(app.main_view.query_one("#query-cost", Static))
             abandoned = app.pager.totals.abandoned.capacity.total
             assert figure(spent, "Abandoned") == (f"{abandoned:g}", "RCU  billed, 1 call")
+    finally:
+        memory_demo.before = None
+        gate.set()
 
 
 def test_snapshot_80x24(snap_compare, client, demo_table) -> None:
@@ -423,8 +431,8 @@ def test_binary_and_sets_render_without_escapes() -> None:
     assert cell({"S": ""}) == '""', "an empty string is a value, not an absent attribute"
 
 
-async def test_mode_scan_and_direction_are_in_view_at_170x48(client, demo_table) -> None:
-    app = make_app(client, QueryForm(partition_value=demo.BIG_CUSTOMER))
+async def test_mode_scan_and_direction_are_in_view_at_170x48(memory_demo) -> None:
+    app = make_app(memory_demo, QueryForm(partition_value=demo.BIG_CUSTOMER))
     async with app.run_test(size=(170, 48)) as pilot:
         await settle(pilot)
         await pilot.press("e")

@@ -35,6 +35,11 @@ class ServiceError(DynotuiError):
     exit_code = 1
 
 
+class NoProgressError(ServiceError):
+    """A page ends on a boundary where a page already read began: reading on would repeat
+    pages without end. The walk stops; the stack and the pages read stay as they were."""
+
+
 class ThrottledError(ServiceError):
     """The database said to slow down, and the driver's own retries did not get through:
     the same read may well succeed after a wait."""

@@ -16,17 +16,16 @@ import json
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import partial
 from types import MappingProxyType
 from typing import Generic, Literal
 
 from dynotui.core.cancel import NEVER, CancelToken
-from dynotui.core.errors import InputError, ReadCancelled, ServiceError
+from dynotui.core.errors import InputError, NoProgressError
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.measures import QueryMeasures
 from dynotui.core.page import C, HasNext, I, K, Page, PageSummary, Totals
 from dynotui.core.per_item import PerItem
-from dynotui.core.read_ahead import Ahead, AheadStore, wait_for
+from dynotui.core.read_ahead import Ahead, AheadChain, AheadStore, wait_for
 from dynotui.core.source import Source
 
 Target = Literal["next", "prev", "first", "refresh"] | int
@@ -37,11 +36,6 @@ EMPTY: Mapping[str, int] = MappingProxyType({})
 
 class StalePageError(RuntimeError):
     """A page read for a stack that has changed since; drop it."""
-
-
-class NoProgressError(ServiceError):
-    """A page ends on a boundary where a page already read began: reading on would repeat
-    pages without end. The walk stops; the stack and the pages read stay as they were."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +89,7 @@ class Pager(Generic[K, I, C]):
         self.ledger = ledger  # the app's: every stack's reads add up there too
         self._scope: str | None = None
         self._ahead: AheadStore[Page[C, K, I]] = AheadStore()
+        self._chain: AheadChain[C, K, I] = AheadChain(self, self._ahead)
 
     # -- state -------------------------------------------------------------------------
 
@@ -126,6 +121,9 @@ class Pager(Generic[K, I, C]):
 
     def start_key_of(self, number: int) -> K | None:
         return self._starts[number - self.first_number]
+
+    def cached_page(self, number: int) -> Page[C, K, I] | None:
+        return self._cache.get(number)
 
     def cached_numbers(self) -> list[int]:
         return sorted(self._cache)
@@ -225,7 +223,7 @@ class Pager(Generic[K, I, C]):
             ahead = entry.page() if entry is not None else None
             try:
                 if ahead is not None:
-                    self._check_progress(ahead, number)  # as a read of it would be
+                    self.check_progress(ahead, number)  # as a read of it would be
             except NoProgressError:
                 ahead = None  # read it, and be refused there, in words
         return Move(number, start, cached.as_cached() if cached else None, ahead)
@@ -235,7 +233,7 @@ class Pager(Generic[K, I, C]):
         this selectivity."""
         if not self._ahead.holds(number):
             return None
-        return self._ahead.get(number, self._boundary(start), self.selectivity())
+        return self._ahead.get(number, self.boundary(start), self.selectivity())
 
     def read(self, move: Move[C, K, I], cancel: CancelToken = NEVER) -> Page[C, K, I]:
         """The page ``move`` leads to: from the cache, or read from its start key. Refused
@@ -249,7 +247,7 @@ class Pager(Generic[K, I, C]):
             # Being read ahead: wait for that read rather than pay for the page twice.
             page = wait_for(under_way.future, cancel)
             if page is not None:
-                self._check_progress(page, move.number)
+                self.check_progress(page, move.number)
                 return page
         return self._read_fresh(move.start_key, move.number, cancel)
 
@@ -257,10 +255,10 @@ class Pager(Generic[K, I, C]):
         page = self.source.read_page(
             start_key, number, selectivity=self.selectivity(), cancel=cancel
         )
-        self._check_progress(page, number)
+        self.check_progress(page, number)
         return page
 
-    def _check_progress(
+    def check_progress(
         self, page: Page[C, K, I], number: int, ahead: Mapping[str, int] = EMPTY
     ) -> None:
         """Refuse a page that ends where it or an earlier page began (``ahead``: where the
@@ -285,7 +283,7 @@ class Pager(Generic[K, I, C]):
             self.source.key_to_json(key), sort_keys=True, separators=(",", ":"), default=str
         )
 
-    def _boundary(self, key: K | None) -> str:
+    def boundary(self, key: K | None) -> str:
         return "" if key is None else self._canonical(key)
 
     def _note_start(self, number: int, key: K | None) -> None:
@@ -358,109 +356,10 @@ class Pager(Generic[K, I, C]):
     def start_reading_ahead(
         self, pages: int, each: Callable[[], None] | None = None
     ) -> Callable[[], int] | None:
-        """Read up to ``pages`` pages past the current one, in order, each as ``n`` would
-        read it (from its boundary, with the selectivity it will have then), and keep
-        them until ``n`` reaches them. The first page is claimed now, so ``n`` pressed at
-        once waits for it rather than reading it twice; the reads are the work returned,
-        to run in a thread of the caller's (None: nothing to read, or a chain already
-        running goes that far instead). Each page is billed as read ahead as it is read,
-        then ``each`` is called (in that thread). The chain stops at the end of the data,
-        at a failure (the user's own ``n`` reads that page and says what failed) or at
-        ``stop_reading_ahead``. The work returns how many pages it read."""
-        token = self._ahead.want(self.number + pages) if pages > 0 else None
-        if token is None:
-            return None
-        claim = self._claim_next_ahead(token)
-        if claim is None:
-            return None
-        return partial(self._read_ahead_from, claim, token, each)
-
-    def _claim_next_ahead(self, token: CancelToken) -> tuple[Ahead[Page[C, K, I]], K] | None:
-        """The next page to read ahead, its entry made; None (the chain ends there and
-        then, so a goal set meanwhile starts a new one) when there is none."""
-        store = self._ahead
-        with store.lock:
-            following = None if token.cancelled else self._next_to_read_ahead(store.goal)
-            if following is None:
-                store.finished(token)
-                return None
-            number, start, selectivity = following
-            return store.begin(number, self._boundary(start), selectivity), start
-
-    def _read_ahead_from(
-        self,
-        claim: tuple[Ahead[Page[C, K, I]], K] | None,
-        token: CancelToken,
-        each: Callable[[], None] | None,
-    ) -> int:
-        try:
-            return self._read_chain(claim, token, each)
-        except BaseException:
-            self._ahead.finished(token)  # a bug of ours: no chain left running in name
-            raise
-
-    def _read_chain(
-        self,
-        claim: tuple[Ahead[Page[C, K, I]], K] | None,
-        token: CancelToken,
-        each: Callable[[], None] | None,
-    ) -> int:
-        read = 0
-        while claim is not None:  # the last claim (None) ended the chain
-            entry, start = claim
-            try:
-                page = self.source.read_page(
-                    start, entry.number, selectivity=entry.selectivity, cancel=token
-                )
-            except Exception as exc:  # said when n reads the page itself
-                if isinstance(exc, ReadCancelled) and self.ledger is not None:
-                    self.ledger.read_ahead(exc.cost)  # billed all the same
-                entry.future.set_exception(exc)
-                self._ahead.finished(token)
-                return read
-            if self.ledger is not None:
-                self.ledger.read_ahead(page.cost)  # spent, whether it is shown or refused
-            try:
-                self._check_progress(page, entry.number, self._ahead.starts())
-            except NoProgressError as exc:
-                entry.future.set_exception(exc)
-                self._ahead.finished(token)
-                return read
-            with self._ahead.lock:  # page j read and j+1 claimed at once: n never between
-                entry.future.set_result(page.as_read_ahead())
-                claim = self._claim_next_ahead(token)
-            read += 1
-            if each is not None:
-                each()
-        return read
-
-    def _next_to_read_ahead(self, goal: int) -> tuple[int, K, float | None] | None:
-        """The first page after the current one, up to ``goal``, neither cached nor read
-        ahead, its boundary and the selectivity ``n`` will read it with (the pages read
-        ahead before it added); None if there is none (or the data ends first)."""
-        current = self.current
-        if current is None:
-            return None
-        start = current.next_start_key
-        read = matched = 0  # of the pages read ahead before it
-        for number in range(current.number + 1, goal + 1):
-            if start is None:
-                return None  # the data ends before it
-            cached = self._cache.get(number)
-            if cached is not None and cached.start_key == start:
-                start = cached.next_start_key  # shown from the cache: adds nothing
-                continue
-            selectivity = self.selectivity(read, matched)
-            entry = self._ahead.get(number, self._boundary(start), selectivity)
-            if entry is None:
-                return number, start, selectivity
-            page = entry.page()
-            if page is None:
-                return None  # failed (or under way): not asked again until n reads it
-            read += page.cost.read or 0
-            matched += page.cost.matched
-            start = page.next_start_key
-        return None
+        """Read up to ``pages`` pages past the current one, each as ``n`` would read it,
+        and keep them until ``n`` reaches them: the work to run in a thread of the
+        caller's, or None (``core/read_ahead.py``'s ``AheadChain.start`` says it all)."""
+        return self._chain.start(pages, each)
 
     def stop_reading_ahead(self) -> None:
         """This stack is no longer shown: no further read ahead; what was read is dropped."""

@@ -104,7 +104,11 @@ class PagerApp(App[None]):
 
     def get_default_screen(self) -> Screen[None]:
         self._main_screen = MainScreen(
-            self.session, self.adapter.client("main"), self._main_screen_ready, events=self
+            self.session,
+            self.adapter.client("main"),
+            self._main_screen_ready,
+            events=self,
+            host=self,
         )
         return self._main_screen
 

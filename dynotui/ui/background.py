@@ -6,8 +6,8 @@ A daemon thread is never joined, so quitting is instant whatever is in flight; t
 call's outcome arrives as a Message, and whoever receives it decides whether it is
 still wanted (a superseded read's cost is still counted).
 
-An outcome is ``Done(value)`` or ``Failed(error)``, never "a value or an exception" in
-one untyped field: the receiver matches on the two.
+An outcome is ``Done(value)`` or ``Failed(error)`` (``core/outcome.py``), never "a value
+or an exception" in one untyped field: the receiver matches on the two.
 """
 
 from __future__ import annotations
@@ -15,26 +15,16 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
+from dynotui.core.outcome import Done, Failed, Outcome
+
+__all__ = ["Done", "Failed", "Outcome", "call_in_background", "run_in_background"]
+
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Done(Generic[T]):
-    value: T
-
-
-@dataclass(frozen=True)
-class Failed:
-    error: BaseException
-
-
-Outcome = Done[T] | Failed
 THREAD_NAME = "dynotui-call"  # every call's thread: one still alive has not reported yet
 
 

@@ -20,6 +20,7 @@ from textual.events import DescendantFocus, Resize
 from textual.screen import Screen
 from textual.widgets import Header
 
+from dynotui.ui.host import Host
 from dynotui.ui.session import Session
 from dynotui.ui.widgets.compare_line import CompareLine
 from dynotui.ui.widgets.key_footer import KeyFooter
@@ -67,9 +68,10 @@ class MainScreen(Screen[None]):
         ready: Callable[[], None] = lambda: None,
         *,
         events: ViewEvents | None = None,
+        host: Host | None = None,
     ) -> None:
         """``ready`` is called once the screen and its views are mounted; ``events`` is
-        told what the views do (the app)."""
+        told what the views do (the app); ``host`` shows the screens they open (the app)."""
         super().__init__()
         self.session = session
         self.ready = ready
@@ -78,8 +80,10 @@ class MainScreen(Screen[None]):
         # Made here, not in compose: they stay readable after the app has exited. The
         # right side is mounted when the compare view first opens (mount_right): the
         # first frame composes what the first rows need.
-        self._main_view = PagerView(session, client, events, id="main-view")
-        self._right_view = PagerView(session, None, events, id="right", classes="compare-side")
+        self._main_view = PagerView(session, client, events, host=host, id="main-view")
+        self._right_view = PagerView(
+            session, None, events, host=host, id="right", classes="compare-side"
+        )
 
     def compose(self) -> ComposeResult:
         yield Header()
