@@ -418,3 +418,17 @@ def test_an_orders_keys_are_kept_and_checked(folder, cache, spoil) -> None:
     assert answers(pages(cache, folder, flags, values, "--no-scan-index-forward")) == list(
         answers(pages(cache, folder, flags, values, "--no-cache", "--no-scan-index-forward"))
     )
+
+
+def test_a_cache_folder_others_can_write_or_that_is_a_file_is_refused(folder, tmp_path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    plain = tmp_path / "plain-file"
+    plain.write_text("not a folder")
+    for cache, words in ((shared, "can be written by others"), (plain, "export cache")):
+        result = run(cache, "count", "--from-export", str(folder))
+        assert result.returncode == 2 and result.stdout == "", result.stderr
+        assert words in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert not list(shared.iterdir())
+    assert run(shared, "count", "--from-export", str(folder), "--no-cache").returncode == 0
