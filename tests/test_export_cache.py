@@ -432,3 +432,17 @@ def test_a_cache_folder_others_can_write_or_that_is_a_file_is_refused(folder, tm
         assert words in result.stderr and result.stderr.count("\n") == 1, result.stderr
         assert not list(shared.iterdir())
     assert run(shared, "count", "--from-export", str(folder), "--no-cache").returncode == 0
+
+
+def test_a_refusal_after_the_copy_is_made_is_one_line(tmp_path, cache) -> None:
+    """The copy's place and size are said when the read ends well: a filter refused as
+    the data is read (lists compared whole) leaves its one line alone, copy made or not."""
+    items = [{"pk": {"S": "a"}, "sk": {"N": str(n)}, "l": {"L": [{"S": "x"}]}} for n in range(5)]
+    folder = write_export(tmp_path / "lists", items, table="lists")
+    for _ in range(2):  # the copy made, then read
+        result = run(cache, "count", "--from-export", str(folder), "--filter-expression", "l = l")
+        assert result.returncode == 2 and "comparing two lists whole" in result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
+    assert len(copies(cache)) == 1
+    ok = run(cache, "count", "--from-export", str(folder))
+    assert ok.returncode == 0 and ok.stderr == "" and json.loads(ok.stdout)["count"] == 5

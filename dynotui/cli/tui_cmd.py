@@ -262,5 +262,6 @@ def run_export(args: argparse.Namespace) -> int:
             # The copy is made (or checked) here, where what it says is seen on the
             # terminal: the app's every query, count and partition list then read it.
             opened.lines()
+            opened.say_now()
         preload_ui()
         return open_export_app(opened, schema, form, mouse=wants_mouse(args))

@@ -76,7 +76,10 @@ class OpenExport:
         self.location: Location = parse_location(text)
         self.cache = cache
         self.cache_folder = cache_folder
-        self.said = said  # told where a new copy is kept and its size
+        # Told where a new copy is kept and its size, once the reading has ended well
+        # (say_now: at once): a refusal after the copy is made stays one line.
+        self.said = said
+        self._unsaid: str | None = None
         self.fetched = fetched  # told how much of an export on S3 is downloaded
         self.profile, self.region = profile, region
         self.copy: ExportCopy | None = None
@@ -130,8 +133,8 @@ class OpenExport:
         with self.lock:
             if self.copy is None:
                 self.copy = self._open_copy()
-                if self.said is not None and self.copy.built:
-                    self.said(self.copy.said())
+                if self.copy.built:
+                    self._unsaid = self.copy.said()
         return self.copy.lines
 
     @property
@@ -195,11 +198,21 @@ class OpenExport:
                 f"its manifests list {listed:,} items: an incomplete or altered export"
             )
 
+    def say_now(self) -> None:
+        """Say where a copy made by this reading is kept (once)."""
+        text, self._unsaid = self._unsaid, None
+        if text is not None and self.said is not None:
+            self.said(text)
+
     def close(self) -> None:
         self.engine.close()
 
     def __enter__(self) -> OpenExport:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        try:
+            if kind is None:
+                self.say_now()
+        finally:
+            self.close()
