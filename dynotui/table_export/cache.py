@@ -223,13 +223,15 @@ def open_copy(
     files: list[str],
     *,
     fetch: Callable[[Path], list[str]] | None = None,
+    before_build: Callable[[], None] | None = None,
     folder: Path | None = None,
 ) -> ExportCopy:
     """The export's copy attached to ``engine``: the one kept, if it still holds, else
     a new one read from ``read_lines`` (SQL over ``$files`` giving ``doc`` and
     ``filename``), checked against the manifests before it is kept. ``fetch(folder)``,
     when given, first brings the data files into a private folder and gives their
-    paths (an export on S3 is downloaded once)."""
+    paths (an export on S3 is downloaded once); ``before_build()`` runs before a copy
+    is made (checks of the data files)."""
     folder = _checked_folder(folder or cache_folder(), create=True)
     digest = identity(export, manifests)
     path = folder / f"{digest}{SUFFIX}"
@@ -242,6 +244,8 @@ def open_copy(
         if found is not None:
             return ExportCopy(path, found, built=False)
         _left_behind(folder, digest)
+        if before_build is not None:
+            before_build()
         _build(engine, folder, path, digest, export, read_lines, files, stats, fetch)
         found = _attach(engine, path, digest, export, stats)
     if found is None:  # pragma: no cover - what was just checked and renamed is there

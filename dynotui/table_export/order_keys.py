@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +57,13 @@ def open_order(
     keys: list[str],
     member: str,
     parameters: dict[str, Any],
+    *,
+    check: Callable[[], None] | None = None,
 ) -> str:
     """The schema name (attached read-only) of ``order``'s keys for ``copy``, computed now
     if none are kept: ``keys`` is the SQL of each key over ``doc``, ``member`` the SQL
-    choosing the order's items, both with ``parameters`` bound."""
+    choosing the order's items, both with ``parameters`` bound; ``check()`` runs before
+    they are computed (a refusal keeps nothing)."""
     name = _attached_name(order)
     if order in copy.orders:
         return name
@@ -68,6 +72,8 @@ def open_order(
     if not _attach(engine, path, name, copy, order):
         with writer_lock(folder, f"{copy.record.digest}-{order}"):
             if not _attach(engine, path, name, copy, order):
+                if check is not None:
+                    check()
                 _build(engine, folder, path, copy, order, keys, member, parameters)
                 if not _attach(engine, path, name, copy, order):  # pragma: no cover
                     raise RuntimeError(f"the order's keys {path} could not be read back")
