@@ -80,11 +80,14 @@ def run_once(command: str, env: dict[str, str], prefix: str, what: str) -> tuple
     before = load()
     with TmuxApp(command, env=env, prefix=prefix) as app:
         seconds, changes = app.wait_for(first_page, timeout=900)
+        # What the start cost whatever else ran: dynotui, DynamoDB Local's JVM (its
+        # child) and any other process it started, on every core.
+        cpu = app.cpu_seconds()
         gaps = [b - a for a, b in zip([0.0, *changes], changes, strict=False)]
         app.keys("q")
     print(
-        f"{what}: {seconds:5.1f} s to page 1, longest silent stretch {max(gaps):.2f} s "
-        f"(load average {before:.1f} before, {load():.1f} after)",
+        f"{what}: {seconds:5.1f} s to page 1 ({cpu:.1f} CPU-s), longest silent stretch "
+        f"{max(gaps):.2f} s (load average {before:.1f} before, {load():.1f} after)",
         flush=True,
     )
     return seconds, max(gaps)
