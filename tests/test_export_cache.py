@@ -288,11 +288,13 @@ def test_exports_list_and_clear(folder, cache) -> None:
     assert record["location"] == str(folder.resolve())
     text = run(cache, "exports").stdout
     assert TABLE in text and "90 items" in text and "1 copy" in text
+    pages(cache, folder, QUERIES[0][1], QUERIES[0][2])  # and an order's keys beside it
+    assert len(orders(cache)) == 1
     kept = run(cache, "exports", "clear", "--older-than", "1")
     assert kept.returncode == 0 and copy.exists() and "removed 0 copies" in kept.stdout
     cleared = run(cache, "exports", "clear")
     assert cleared.returncode == 0 and "removed 1 copy" in cleared.stdout
-    assert not copy.exists()
+    assert not copy.exists() and orders(cache) == [] and list(cache.iterdir()) == []
     for bad in ["x", "-1", "1.5", "\u00b2", "\uff11", "9" * 5000, "", "36501", "1e3"]:
         result = run(cache, "exports", "clear", "--older-than", bad)
         assert result.returncode == 2 and result.stderr.count("\n") == 1, (bad, result.stderr)

@@ -390,8 +390,8 @@ def list_copies(folder: Path | None = None) -> list[CopyRecord]:
 
 
 def clear_copies(folder: Path | None = None, older_than: float | None = None) -> tuple[int, int]:
-    """Remove the copies (all, or those built more than ``older_than`` seconds ago) and
-    what interrupted builds left: (files removed, bytes freed)."""
+    """Remove the copies (all, or those built more than ``older_than`` seconds ago), their
+    orders' keys and what interrupted builds left: (copies removed, bytes freed)."""
     folder = folder or cache_folder()
     if not folder.is_dir():
         return 0, 0
@@ -418,6 +418,6 @@ def clear_copies(folder: Path | None = None, older_than: float | None = None) ->
                 size = info.st_size
                 entry.unlink(missing_ok=True)
             (folder / f".{_digest_of(name)}.lock").unlink(missing_ok=True)
-        removed += 1
+        removed += 0 if "-" in _digest_of(name) else 1  # an order's keys go with their copy
         freed += size
     return removed, freed
