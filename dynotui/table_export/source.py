@@ -119,6 +119,7 @@ class ExportSource:
         self.key_names = schema.cursor_key_names(spec.index)
         self.key_types = [schema.attribute_type(name) or "S" for name in self.key_names]
         self.table: str | None = None
+        self.by_row = False  # the table holds rows of the export's copy, not its items
         self.projected = self._projected()
 
     def _projected(self) -> Callable[[str], bool]:
@@ -219,13 +220,20 @@ class ExportSource:
             params = Params(dict(self.params.values))
             within = self._partition_bound(params)
             names = ", ".join(f"o.k{i}" for i in range(len(self.key_names)))
+            # The matches' keys and rows, no item: a page's items are fetched by row
+            # (_seek); with no condition (a Scan, no filter) no item is read at all.
+            matched = (
+                ""
+                if self.predicate == "true"
+                else f" JOIN {COPY}.items i ON i.rowid = o.r "
+                f"WHERE coalesce({self.predicate}, false)"
+            )
             self.opened.query(
-                f"CREATE TEMP TABLE {name} AS SELECT {names}, i.doc "
-                f"FROM (SELECT * FROM {keys_of}.keys{within}) o "
-                f"JOIN {COPY}.items i ON i.rowid = o.r "
-                f"WHERE coalesce({self.predicate}, false)",
+                f"CREATE TEMP TABLE {name} AS SELECT {names}, o.r "
+                f"FROM (SELECT * FROM {keys_of}.keys{within}) o{matched}",
                 params.values,
             )
+            self.by_row = True
             lines = items = self.opened.copy.record.items
         elif self.opened.export.files:
             params = Params(dict(self.params.values))
@@ -306,11 +314,23 @@ class ExportSource:
                 ors.append("(" + " AND ".join([*equal, f"k{i} {beyond} {bound}"]) + ")")
             condition = "(" + " OR ".join(ors) + ")"
         ordering = ", ".join(f"k{i} {direction}" for i in range(len(self.key_names)))
+        shown = "r" if self.by_row else "CAST(doc AS VARCHAR)"
         sql = (
-            f"SELECT CAST(doc AS VARCHAR) FROM {self.table} WHERE {condition} "
+            f"SELECT {shown} FROM {self.table} WHERE {condition} "
             f"ORDER BY {ordering} LIMIT {int(self.spec.page_size) + 1}"
         )
-        return list(self.opened.engine.execute(sql, params.values or None).fetchall())
+        rows = list(self.opened.engine.execute(sql, params.values or None).fetchall())
+        if not self.by_row or not rows:
+            return rows
+        wanted = [int(r) for (r,) in rows]
+        found = dict(
+            self.opened.engine.execute(
+                f"SELECT rowid, CAST(doc AS VARCHAR) FROM {COPY}.items "
+                "WHERE rowid IN (SELECT unnest($rows))",
+                {"rows": wanted},
+            ).fetchall()
+        )
+        return [(found[r],) for r in wanted]
 
     def _item(self, doc: str) -> Item:
         try:
