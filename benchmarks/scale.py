@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import base64
 import gzip
+import hashlib
 import json
 import os
 import random
@@ -122,8 +123,15 @@ def write_export(client: Any, root: Path, segments: int = 8) -> Path:
 
     with ThreadPoolExecutor(segments) as pool:
         files = list(pool.map(segment, range(segments)))
+
+    def md5(key: str) -> str:  # as DynamoDB writes it: base64 of the gzip file's MD5
+        return base64.b64encode(hashlib.md5((root / key).read_bytes()).digest()).decode()
+
     (folder / "manifest-files.json").write_text(
-        "".join(json.dumps({"itemCount": n, "dataFileS3Key": k}) + "\n" for k, n in files)
+        "".join(
+            json.dumps({"itemCount": n, "md5Checksum": md5(k), "dataFileS3Key": k}) + "\n"
+            for k, n in files
+        )
     )
     arn = f"arn:aws:dynamodb:ddblocal:000000000000:table/{TABLE}"
     summary = {

@@ -120,6 +120,7 @@ def test_token_from_another_query_or_secret_is_refused(ddb, demo_table) -> None:
     token = lines(pages(ddb, *RARE_ARGS, "--max-pages", "1"))[0]["next_token"]
     other = pages(ddb, *RARE_ARGS, "--no-scan-index-forward", "--starting-token", token)
     assert other.returncode == 2 and "another query" in other.stderr
+    assert "it differs in its direction;" in other.stderr, "the part that differs, by name"
     stranger = pages(
         ddb,
         *RARE_ARGS,

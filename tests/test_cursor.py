@@ -9,6 +9,7 @@ import os
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -26,6 +27,7 @@ from dynotui.core.cursor_secret import (
 from dynotui.core.errors import InputError
 from dynotui.dynamodb.schema import parse_schema
 from dynotui.dynamodb.source import start_key_from_json
+from dynotui.dynamodb.spec import from_expressions
 from dynotui.local.demo import TABLE_DEFINITION
 
 SECRET = b"s" * 32
@@ -95,6 +97,71 @@ def test_other_scope_and_other_secret() -> None:
     with pytest.raises(CursorError) as info:
         CursorSigner(OTHER).verify(token, SCOPE)
     assert info.value.reason == "signature"
+
+
+def demo_scope(**changes: Any) -> str:
+    """The scope of a Query of the demo's shape, with ``changes`` to its expressions."""
+    query: dict[str, Any] = {
+        "key_condition": "customer = :c",
+        "filter": "status = :r",
+        "values": {":c": {"S": "c001"}, ":r": {"S": "RETURNED"}},
+    }
+    query.update(changes)
+    return from_expressions(query.pop("table", "orders"), **query).scope()
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        ({"table": "orders2"}, "its table"),
+        ({"index": "by_status"}, "its index (order)"),
+        ({"key_condition": "customer > :c"}, "its key condition"),
+        ({"values": {":c": {"S": "c002"}, ":r": {"S": "RETURNED"}}}, "its key condition's values"),
+        ({"filter": "status <> :r"}, "its filter"),
+        ({"values": {":c": {"S": "c001"}, ":r": {"S": "PLACED"}}}, "its filter's values"),
+        ({"forward": False}, "its direction"),
+        ({"scan": True, "key_condition": None}, "its operation (Query or Scan)"),
+    ],
+)
+def test_a_cursor_of_another_query_names_the_part_that_differs(
+    changes: dict[str, Any], named: str
+) -> None:
+    """Issue 40, item 8: not "table, order, key condition, filter or direction differ"."""
+    token = CursorSigner(SECRET).sign(KEY, demo_scope())
+    with pytest.raises(CursorError) as info:
+        CursorSigner(OTHER, SECRET).verify(token, demo_scope(**changes))  # the previous secret
+    assert info.value.reason == "scope"
+    message = str(info.value)
+    assert f"another query: it differs in {named}" in message
+    assert "table, order, key condition" not in message
+    # Only the parts changed: a value changed is not the expression's shape.
+    if "values" in changes and "table" not in changes:
+        assert f"differs in {named};" in message
+
+
+def test_two_parts_are_both_named_and_a_stranger_gets_the_general_sentence() -> None:
+    token = CursorSigner(SECRET).sign(KEY, demo_scope())
+    other = demo_scope(table="orders2", forward=False)
+    with pytest.raises(CursorError, match=r"differs in its table and direction;"):
+        CursorSigner(SECRET).verify(token, other)
+    # Signed elsewhere: no secret here agrees on any part, so none is named.
+    stranger = CursorSigner(OTHER).sign(KEY, demo_scope())
+    with pytest.raises(CursorError, match="table, order, key condition, filter or direction"):
+        CursorSigner(SECRET).verify(stranger, other)
+
+
+def test_the_parts_digests_are_keyed_and_bounded() -> None:
+    """A digest of a filter value made with no secret would let a token's holder test
+    guesses of it; and the parts of a token are checked as any field is."""
+    token = CursorSigner(SECRET).sign(KEY, demo_scope())
+    carried = cursor.decode(token).parts
+    assert set(carried) >= {"table", "key", "key values", "filter", "filter values", "forward"}
+    assert carried != cursor.decode(CursorSigner(OTHER).sign(KEY, demo_scope())).parts
+    for bad in ([], {"t": 5}, {str(n): "x" for n in range(cursor.MAX_PARTS + 1)}):
+        with pytest.raises(CursorError, match="bad scope parts"):
+            cursor.decode(_reencode(token, lambda d, bad=bad: d.update(d=bad)))
+    older = _reencode(token, lambda d: d.pop("d"))  # a token made before parts: decoded
+    assert cursor.decode(older).parts == {}
 
 
 def test_rotation_verifies_with_previous_and_signs_with_current() -> None:
@@ -342,10 +409,14 @@ def test_a_directory_or_unreadable_secret_file(tmp_path: Path, monkeypatch) -> N
     other = tmp_path / "other"
     load_secrets({}, other)
 
-    def denied(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied")
+    opened = os.open
 
-    monkeypatch.setattr(Path, "read_bytes", denied)
+    def denied(path: Any, flags: int, *args: Any) -> int:
+        if Path(path) == secret_file(other):  # root reads whatever its mode: refused here
+            raise PermissionError(13, "Permission denied")
+        return opened(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", denied)
     with pytest.raises(InputError, match="cannot be read"):
         load_secrets({}, other)
 

@@ -85,6 +85,7 @@ def test_a_token_resumes_in_a_new_process(pg_uri: str) -> None:
     ]
     other = pages(pg_uri, "--table", "orders", "--starting-token", first[1]["next_token"])
     assert other.returncode == 2 and "another query" in other.stderr
+    assert "it differs in its order;" in other.stderr, "the part that differs, by name"
 
 
 def test_offset_mode(pg_uri: str) -> None:

@@ -240,18 +240,22 @@ def test_another_host_is_warned_of_and_bad_ports_refused() -> None:
             timeout=120,
         )
 
-    # 192.0.2.1 is for documentation: no machine has it, so nothing is served after the
-    # warning, which comes first.
+    # 192.0.2.1 is for documentation: no machine has it, so nothing can listen there, and
+    # nothing is said but that (issue 40, item 20: a warning of listening came first).
     elsewhere = serve("--host", "192.0.2.1")
     assert elsewhere.returncode == 2 and elsewhere.stdout == ""
-    warning, refusal = elsewhere.stderr.splitlines()
-    assert "warning: listening on 192.0.2.1, not 127.0.0.1 only" in warning
-    assert refusal.startswith("dynotui: cannot listen on 192.0.2.1")
-    for port in ("70000", "-1"):
-        bad = serve("--port", port)
-        assert bad.returncode == 2 and bad.stderr.strip() == (
-            f"dynotui: --port must be 0 to 65535, got {port}"
-        )
+    assert elsewhere.stderr.count("\n") == 1, elsewhere.stderr
+    assert elsewhere.stderr.startswith("dynotui: cannot listen on 192.0.2.1")
+    unknown = serve("--host", "no-such-host.invalid")
+    assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1, unknown.stderr
+    assert "--host 'no-such-host.invalid' is not an address of this machine" in unknown.stderr
+    bad = serve("--port", "70000")
+    assert bad.returncode == 2 and bad.stderr.strip() == (
+        "dynotui: --port must be 0 to 65535, got 70000"
+    )
+    negative = serve("--port", "-1")  # no sign: ASCII digits only (item 22)
+    assert negative.returncode == 2 and negative.stderr.count("\n") == 1
+    assert "argument --port: takes a whole number in ASCII digits" in negative.stderr
 
 
 def test_each_app_gets_the_options_given_to_serve() -> None:
@@ -273,3 +277,112 @@ def test_each_app_gets_the_options_given_to_serve() -> None:
     ]  # serve's own flags stay with serve; a default is left to the default
     again = build_parser(["x", *forwarded]).parse_args(forwarded)
     assert (again.table_name, again.partition_value, again.postgres) == ("t", "-5", "")
+
+
+def _app_environment(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes()
+    return dict(part.split("=", 1) for part in raw.decode().split("\0") if "=" in part)
+
+
+def test_a_tabs_size_is_capped(served: Served) -> None:
+    """Issue 40, item 20: 20000 x 20000 asked by a tab drove one process past 3 GB."""
+    import asyncio
+
+    import aiohttp
+
+    from dynotui.ui.serve import MAX_HEIGHT, MAX_WIDTH
+
+    async def open_tab() -> dict[str, str]:
+        url = f"http://{served.host}:{served.port}/{served.token}/ws?width=20000&height=20000"
+        async with aiohttp.ClientSession() as session, session.ws_connect(url) as websocket:
+            assert until(lambda: len(served.apps()) == 1)
+            (app,) = served.apps()
+            environment = _app_environment(app)
+            await websocket.close()
+        return environment
+
+    environment = asyncio.run(open_tab())
+    assert (environment["COLUMNS"], environment["ROWS"]) == (str(MAX_WIDTH), str(MAX_HEIGHT))
+    assert until(lambda: served.apps() == set())
+
+
+def test_what_a_tab_sends_is_checked() -> None:
+    """A resize is capped, and a message of another shape dropped (textual-serve's own
+    asserts ended the tab with a traceback)."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from aiohttp import WSMsgType
+
+    from dynotui.ui.serve import MAX_HEIGHT, MAX_WIDTH, TokenServer
+
+    class Service:
+        def __init__(self) -> None:
+            self.sizes: list[tuple[int, int]] = []
+            self.typed: list[bytes] = []
+
+        async def set_terminal_size(self, width: int, height: int) -> None:
+            self.sizes.append((width, height))
+
+        async def send_bytes(self, data: bytes) -> None:
+            self.typed.append(data)
+
+    class Socket:
+        def __init__(self, texts: list[str]) -> None:
+            self.texts = texts
+
+        def __aiter__(self) -> Any:
+            async def each() -> Any:
+                for text in self.texts:
+                    yield SimpleNamespace(type=WSMsgType.TEXT, data=text)
+
+            return each()
+
+    texts = [
+        '["resize", {"width": 20000, "height": 20000}]',
+        '["resize", {"width": "120", "height": 35}]',
+        '["resize", {"width": true, "height": 35}]',
+        '["resize", {"width": 1e400, "height": 35}]',
+        '["resize", "wide"]',
+        '{"not": "a list"}',
+        "[]",
+        "not json",
+        "[" * 100_000,
+        '["stdin", {"not": "text"}]',
+        '["stdin", "q"]',
+    ]
+    server = TokenServer("exec true", token="t" * 32, host="127.0.0.1", port=0)
+    service = Service()
+    asyncio.run(server._process_messages(Socket(texts), service))  # type: ignore[arg-type]
+    assert service.sizes == [(MAX_WIDTH, MAX_HEIGHT), (120, 35)]
+    assert service.typed == [b"q"]
+
+
+def test_malformed_requests_print_no_traceback_on_the_servers_terminal() -> None:
+    import socket
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dynotui", "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = urlparse(process.stdout.readline().strip())
+        requests = [
+            b"GARBAGE\r\n\r\n",
+            b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+            b"GET /\x00 HTTP/1.1\r\n\r\n",
+            b"GET / HTTP/1.1\r\nX: " + b"a" * 20_000 + b"\r\n\r\n",
+            b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03" + b"\x00" * 100,
+        ]
+        for request in requests:
+            with socket.create_connection((url.hostname, url.port), timeout=30) as client:
+                client.sendall(request)
+                assert client.recv(64).startswith(b"HTTP/1."), request[:20]
+        # Each was logged (or not) before its 400 was sent.
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    assert "Traceback" not in stderr and "Error handling request" not in stderr, stderr

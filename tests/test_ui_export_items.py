@@ -236,6 +236,59 @@ def test_write_export_cancelled_between_pages(tmp_path) -> None:
     assert (tmp_path / "y.csv").read_bytes() == b"k\r\n1\r\n2\r\n"
 
 
+def test_a_file_that_appears_during_the_export_is_kept(tmp_path) -> None:
+    """Issue 40, item 21: the dialog checks the path when Enter is pressed, the file is put
+    in place pages later; one made there in between (by anyone) was replaced. Now the
+    export is refused, the file kept as it was, and no temporary file left."""
+    from dynotui.core.errors import InputError
+    from dynotui.core.export import ItemShape
+
+    class Cost:
+        requests, headline, unit, estimated = 1, 0.5, "RCU", False
+
+    class P:
+        def __init__(self, n: int) -> None:
+            self.items = [{"k": str(n)}]
+            self.cached = False
+            self.cost = Cost()
+
+    path = tmp_path / "x.csv"
+
+    def pages() -> Any:
+        yield P(1)
+        path.write_text("someone else's\n")  # after the check, before the export ends
+        yield P(2)
+
+    shape = ItemShape(("k",), str, json.dumps)
+    with pytest.raises(InputError, match="appeared while the export ran: it is kept"):
+        write_export(path, "csv", shape, pages())
+    assert path.read_text() == "someone else's\n"
+    assert list(tmp_path.iterdir()) == [path], "no temporary file is left"
+    link = tmp_path / "link.csv"
+    link.symlink_to(tmp_path / "elsewhere.csv")  # a dangling link: not written through
+
+    def linked() -> Any:
+        yield P(1)
+
+    with pytest.raises(InputError, match="appeared while the export ran"):
+        write_export(link, "csv", shape, linked())
+    assert not (tmp_path / "elsewhere.csv").exists()
+
+
+async def test_a_path_under_a_file_is_one_clear_line(client, demo_table, tmp_path) -> None:
+    """Issue 40, item 21: existing-file/x.csv showed a raw NotADirectoryError."""
+    blocker = tmp_path / "existing-file"
+    blocker.write_text("x")
+    app = app_for(client, tmp_path / "exports")
+    async with app.run_test(size=(120, 35)) as pilot:
+        await settle(pilot)
+        screen = await export(pilot, app, "page", "csv", blocker / "x.csv")
+        error = str(screen.query_one("#export-error").render())
+        assert f"path: {blocker} is a file, not a folder" in error, error
+        assert "NotADirectoryError" not in error and screen.result is None
+    assert blocker.read_text() == "x"
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 35)])
 def test_export_dialog_snapshot(snap_compare, client, demo_table, tmp_path, size) -> None:
     app = app_for(client, tmp_path)

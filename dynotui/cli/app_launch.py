@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -83,7 +82,9 @@ def read_ahead_pages(args: argparse.Namespace) -> int:
     text = str(given).strip()
     # ASCII digits only: int() would take a superscript or full-width digit too, and fail
     # on 5,000 digits.
-    if not re.fullmatch(r"[0-9]{1,2}", text) or int(text) > MAX_READ_AHEAD:
+    from dynotui.core.numbers import is_whole
+
+    if not is_whole(text) or int(text) > MAX_READ_AHEAD:
         from dynotui.core.errors import InputError
         from dynotui.core.text import visible
 

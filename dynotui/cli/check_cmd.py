@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from dynotui.cli.number_flags import seconds
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.cli.output import write_line
 from dynotui.core.errors import DynotuiError, InputError
@@ -80,7 +81,7 @@ def register(sub: Any, help_text: str) -> None:
     )
     group.add_argument(
         "--max-read-units",
-        type=float,
+        type=seconds,
         metavar="N",
         help="stop reading once the reads have cost this many read units in all (a page is "
         "never cut); a pattern not read whole fails (default: no cap)",

@@ -9,6 +9,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from dynotui.cli.number_flags import seconds, whole
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.page_lines import spec_from_args
@@ -42,18 +43,18 @@ def register(sub: Any, help_text: str) -> None:
     group = parser.add_argument_group("counting")
     group.add_argument(
         "--segments",
-        type=int,
+        type=whole,
         default=1,
         help=f"a Scan in this many parallel segments (1 to {MAX_SEGMENTS})",
     )
     group.add_argument(
         "--max-calls",
-        type=int,
+        type=whole,
         help="stop after this many calls in all, over every segment (default: none)",
     )
     group.add_argument(
         "--max-read-units",
-        type=float,
+        type=seconds,
         metavar="N",
         help="stop before the next call once the calls made have cost this many read units "
         "(a call is never cut); complete is then false (default: none)",

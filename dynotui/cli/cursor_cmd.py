@@ -9,6 +9,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
+from dynotui.cli.number_flags import seconds
 from dynotui.cli.options import HelpFormatter
 from dynotui.cli.output import write_line
 from dynotui.cli.page_lines import spec_from_args
@@ -51,7 +52,7 @@ def register(sub: Any, help_text: str) -> None:
     add_query_options(verifier)
     verifier.add_argument(
         "--cursor-max-age",
-        type=float,
+        type=seconds,
         default=DEFAULT_MAX_AGE,
         metavar="SECONDS",
         help="tokens older than this are refused (1 to 604800)",

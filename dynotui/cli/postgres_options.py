@@ -7,6 +7,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from dynotui.cli.number_flags import seconds
 from dynotui.core.errors import InputError
 
 MODES = ("keyset", "offset")
@@ -66,7 +67,7 @@ def add_postgres_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--statement-timeout",
         metavar="SECONDS",
-        type=float,
+        type=seconds,
         default=None,
         help="PostgreSQL stops a statement of dynotui's after this long (default 30)",
     )

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from dynotui.cli.number_flags import seconds, whole
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.page_lines import check_paging, spec_from_args
@@ -55,10 +56,12 @@ def register(sub: Any, help_text: str) -> None:
     add_statement_options(parser)
     add_paging_options(parser)
     group = parser.add_argument_group("report")
-    group.add_argument("--pages", type=int, metavar="N", help="read at most N pages (default: all)")
+    group.add_argument(
+        "--pages", type=whole, metavar="N", help="read at most N pages (default: all)"
+    )
     group.add_argument(
         "--max-capacity",
-        type=float,
+        type=seconds,
         metavar="X",
         help="stop before the next page once the pages read spent X units (RCU, or buffers); "
         "a page is never cut, so the total may pass X by one page",
@@ -70,7 +73,10 @@ def register(sub: Any, help_text: str) -> None:
         help="write PATH.html and PATH.md",
     )
     group.add_argument(
-        "--code-page", type=int, metavar="K", help="code for page 1 and page K (default: the last)"
+        "--code-page",
+        type=whole,
+        metavar="K",
+        help="code for page 1 and page K (default: the last)",
     )
     group.add_argument("--title", help="the report's title")
     group.add_argument(

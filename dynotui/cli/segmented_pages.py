@@ -9,6 +9,7 @@ import signal
 import threading
 from typing import Any, TextIO
 
+from dynotui.cli.number_flags import whole
 from dynotui.cli.options import connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.summary import summary_of
@@ -28,7 +29,7 @@ SIGINT_EXIT = 130
 def add_segments_option(group: Any) -> None:
     group.add_argument(
         "--segments",
-        type=int,
+        type=whole,
         default=1,
         metavar="N",
         help=f"a Scan in N parallel segments (1 to {MAX_SEGMENTS}), each read to its end at "

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from dynotui.cli import tui_cmd
+from dynotui.cli.number_flags import whole
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.core.errors import InputError
 from dynotui.core.extras import missing
@@ -41,7 +42,7 @@ def register(sub: Any, help_text: str) -> None:
         help="the address to listen on; another than 127.0.0.1 is served with a warning",
     )
     group.add_argument(
-        "--port", type=int, default=0, help="the port to listen on (default: any free port)"
+        "--port", type=whole, default=0, help="the port to listen on (default: any free port)"
     )
     group.add_argument(
         "--public-url",
@@ -106,6 +107,13 @@ def run(args: argparse.Namespace) -> int:
         from dynotui.ui.serve import TokenServer
     except ImportError:
         raise InputError(missing("serve", "dynotui serve (textual-serve)")) from None
+    from dynotui.cli.app_launch import read_ahead_pages
+    from dynotui.cli.price_options import prices_from_args
+
+    # What every tab's app would refuse is said once here, before anything listens.
+    read_ahead_pages(args)
+    prices_from_args(args)
+    sock = bind(args.host, args.port)  # a --host that is no address: one line, no warning
     if not is_loopback_host(args.host):
         print(
             f"dynotui serve: warning: listening on {args.host}, not 127.0.0.1 only: anyone "
@@ -113,10 +121,6 @@ def run(args: argparse.Namespace) -> int:
             "credentials",
             file=sys.stderr,
         )
-    from dynotui.cli.app_launch import read_ahead_pages
-
-    read_ahead_pages(args)  # said once here, not in every tab
-    sock = bind(args.host, args.port)
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if ":" in args.host else args.host
     app = [sys.executable, "-m", "dynotui", *app_argv(args.app_parser, args)]

@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from dynotui.cli.number_flags import whole
 from dynotui.cli.output import write_line
 from dynotui.core.errors import InputError
 from dynotui.core.text import visible
@@ -52,7 +53,7 @@ def add_export_options(parser: argparse.ArgumentParser, *, counting: bool = Fals
         )
         group.add_argument(
             "--partitions",
-            type=int,
+            type=whole,
             metavar="N",
             help="also the N largest partitions (by the items' bytes, then items) of the "
             "order read, of the items the filter keeps (a key condition does not narrow "

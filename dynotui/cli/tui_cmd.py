@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from dynotui.cli.app_launch import add_read_ahead_option, add_terminal_options, wants_mouse
+
 # Parsing the command line imports only what the options need: what running it needs
 # (the client, the opening, the app) is imported by the run that needs it.
-from dynotui.cli.app_launch import add_read_ahead_option, add_terminal_options, wants_mouse
+from dynotui.cli.number_flags import whole
 from dynotui.cli.postgres_options import add_postgres_options
 from dynotui.cli.price_options import add_price_options
 from dynotui.cli.table_export_options import add_export_options
@@ -31,7 +33,7 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
         metavar="JSON",
         help='filter values, plain or DynamoDB JSON: {":r": "RETURNED"}',
     )
-    group.add_argument("--page-size", metavar="N", default="25")
+    group.add_argument("--page-size", metavar="N", type=whole, default=25)
     group.add_argument(
         "--mode",
         choices=("raw", "fill", "keyset", "offset"),
@@ -41,7 +43,7 @@ def add_open_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--scan", action="store_true", help="a Scan instead of a Query")
     group.add_argument(
         "--segments",
-        type=int,
+        type=whole,
         metavar="N",
         default=1,  # an int, as the commands' own --segments (report reads it when absent)
         help="a Scan in N parallel segments (1 to 64), each its own cursor stack: [ and ] "
@@ -75,12 +77,9 @@ def run_postgres(args: argparse.Namespace) -> int:
     from dynotui.postgres.connection import PgOptions
 
     check_no_dynamodb_flags(args)
-    page_size = str(args.page_size)
-    if not page_size.isdigit():
-        raise InputError(f"--page-size must be a whole number, got {page_size!r}")
     session = connect_from_args(args)
     try:
-        query = query_from_args(session, args, int(page_size)) if args.table else None
+        query = query_from_args(session, args, args.page_size) if args.table else None
         preload_ui("postgres")
         # The session's own options: its statement timeout survives a reconnect.
         options = session.options or PgOptions(uri=args.postgres or None)
@@ -116,6 +115,11 @@ def run_resume(args: argparse.Namespace) -> int:
         from dynotui.cli.postgres_options import trusts_database_code
         from dynotui.postgres import history_entry as pg_history
         from dynotui.postgres.connection import PgOptions, connect
+
+        if pg_history.read_on_demo(entry):  # its server went with that demo: a new one
+            from dynotui.cli import pg_demo_cmd
+
+            return pg_demo_cmd.resume(args, entry)
 
         pg_options = PgOptions(
             uri=pg_history.reopen(entry).conninfo or None,

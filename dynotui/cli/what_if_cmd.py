@@ -12,6 +12,7 @@ import math
 import sys
 from typing import Any, TextIO
 
+from dynotui.cli.number_flags import seconds, whole
 from dynotui.cli.options import HelpFormatter, add_connection_options, connection_options
 from dynotui.cli.output import write_line
 from dynotui.cli.page_lines import spec_from_args
@@ -49,7 +50,7 @@ def register(sub: Any, help_text: str) -> None:
     add_query_options(parser)
     group = parser.add_argument_group("paging (as in 'dynotui pages')")
     group.add_argument(
-        "--page-size", type=int, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
+        "--page-size", type=whole, default=DEFAULT_PAGE_SIZE, help=f"1 to {PAGE_SIZE_MAX}"
     )
     group.add_argument(
         "--mode",
@@ -59,7 +60,7 @@ def register(sub: Any, help_text: str) -> None:
     )
     group.add_argument(
         "--max-rounds",
-        type=int,
+        type=whole,
         default=DEFAULT_MAX_ROUNDS,
         help=f"fill mode: calls per page at most (1 to {MAX_ROUNDS_LIMIT})",
     )
@@ -87,7 +88,7 @@ def register(sub: Any, help_text: str) -> None:
     estimating = parser.add_argument_group("estimating")
     estimating.add_argument(
         "--max-read-units",
-        type=float,
+        type=seconds,
         default=DEFAULT_MAX_READ_UNITS,
         metavar="N",
         help="read at most this many read units (a page is never cut, so one page more at "

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from dynotui.core import json_input
+from dynotui.core.bounded_file import Unreadable, read_bounded, shown_path
 from dynotui.core.errors import InputError
 from dynotui.core.pager import Pager
 from dynotui.report.model import Estimated
@@ -18,15 +18,12 @@ def load_what_if(path: str, table: str | None) -> dict[str, Any]:
     of this table is refused by name."""
     from dynotui.dynamodb.what_if.words import checked
 
-    file = Path(path)
     try:
-        if file.stat().st_size > MAX_BYTES:
-            raise InputError(f"--what-if {path}: larger than an estimate can be")
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"--what-if {path}: {exc.strerror or exc}") from None
+        text = read_bounded(path, MAX_BYTES).decode("utf-8")
+    except Unreadable as exc:
+        raise InputError(f"--what-if {shown_path(path)} {exc.problem}") from None
     except UnicodeDecodeError:
-        raise InputError(f"--what-if {path}: not UTF-8 text") from None
+        raise InputError(f"--what-if {shown_path(path)}: not UTF-8 text") from None
     data = checked(json_input.loads(text, "--what-if"))
     if data["table"] != table:
         raise InputError(

@@ -16,7 +16,9 @@ from typing import Any
 
 import platformdirs
 
+from dynotui.core.bounded_file import Unreadable, read_bounded, shown_path
 from dynotui.core.errors import InputError
+from dynotui.core.json_input import depth
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,6 +27,10 @@ else:  # pragma: no cover - Python 3.10
 
 FILE_NAME = "config.toml"
 ENV_CONFIG = "DYNOTUI_CONFIG"
+MAX_BYTES = 2**20  # a settings file is a few lines: a megabyte is a stray file
+# Tables and arrays nest a level or two in any setting; deeper is not a settings file
+# (and tomllib recurses per level: a few hundred reach Python's recursion limit).
+MAX_DEPTH = 32
 
 
 def config_dir() -> Path:
@@ -57,29 +63,55 @@ def config_path() -> Path:
     return Path(named) if named else config_dir() / FILE_NAME
 
 
+def read_text(path: Path) -> str | None:
+    """The settings file's text (None when there is none), read as every file is
+    (core/bounded_file.py): a regular file of at most MAX_BYTES, the user's own or
+    root's, never a FIFO or a device; any other is refused in one line."""
+    try:
+        data = read_bounded(path, MAX_BYTES)
+    except Unreadable as exc:
+        if exc.kind == "missing":
+            return None
+        if exc.kind == "not_folder":
+            raise not_a_folder(
+                path, "the settings file", f"point XDG_CONFIG_HOME (or {ENV_CONFIG}) elsewhere"
+            ) from None
+        named = os.environ.get(ENV_CONFIG)
+        elsewhere = (
+            f"point {ENV_CONFIG} at a settings file"
+            if named and Path(named) == path
+            else "remove it, or replace it with a settings file"
+        )
+        fix = {
+            "permission": "check its permissions",
+            "others": f"run 'chmod o-w {shown_path(path)}'",
+            "path": f"set {ENV_CONFIG} to a shorter path",
+        }.get(exc.kind, elsewhere)
+        raise InputError(f"the settings file {shown_path(path)} {exc.problem}: {fix}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"the settings file {shown_path(path)} is not UTF-8 text") from None
+
+
 def load(path: Path | None = None) -> Mapping[str, Any]:
     """The parsed settings file, or an empty mapping when there is none."""
     path = path or config_path()
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    text = read_text(path)
+    if text is None:
         return {}
-    except NotADirectoryError:
-        raise not_a_folder(
-            path, "the settings file", f"point XDG_CONFIG_HOME (or {ENV_CONFIG}) elsewhere"
-        ) from None
-    except IsADirectoryError:
-        raise InputError(f"the settings file {path} is a directory: remove it") from None
-    except PermissionError:
-        raise InputError(
-            f"the settings file {path} cannot be read: check its permissions"
-        ) from None
+    too_deep = InputError(
+        f"the settings file {shown_path(path)} nests tables or arrays more than {MAX_DEPTH} "
+        "levels deep: not a settings file"
+    )
     try:
-        settings: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(f"the settings file {path} is not UTF-8 text") from None
+        settings: dict[str, Any] = tomllib.loads(text)
+    except RecursionError:
+        raise too_deep from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"the settings file {path} is not valid TOML: {exc}") from None
+        raise InputError(f"the settings file {shown_path(path)} is not valid TOML: {exc}") from None
+    if depth(settings) > MAX_DEPTH:
+        raise too_deep
     return settings
 
 

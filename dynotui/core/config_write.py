@@ -86,10 +86,7 @@ def remember(table: str, key: str, value: str, path: Path | None = None) -> Path
     current = old.get(table, {})
     if not isinstance(current, Mapping):
         raise InputError(f"[{table}] in the settings file {path} must be a table")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
+    text = config.read_text(path) or ""
     try:
         new_text = with_value(text, table, key, value)
         written = tomllib.loads(new_text)

@@ -1,10 +1,11 @@
 """Signed cursor tokens: ``payload.mac``, bound to one query's scope.
 
 The payload is base64url JSON ``{"v": version, "k": boundary, "t": issued at, "s":
-scope tag}``; the MAC is HMAC-SHA256 over a domain tag, the scope and the payload.
-Signing gives **integrity, not secrecy**: anyone holding a token can read its
-boundary (on a DynamoDB GSI that includes the table's key attributes). Do not put a
-token where the key values themselves must stay hidden.
+scope tag, "d": a keyed digest of each part of the scope}``; the MAC is HMAC-SHA256
+over a domain tag, the scope and the payload. Signing gives **integrity, not secrecy**:
+anyone holding a token can read its boundary (on a DynamoDB GSI that includes the
+table's key attributes). Do not put a token where the key values themselves must stay
+hidden.
 
 Tokens are untrusted input with exactly one spelling: both parts are canonical
 base64url (no padding, no stray bits), and only ASCII whitespace around the token is
@@ -20,9 +21,10 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from dynotui.core import scope_parts
 from dynotui.core.errors import InputError
 
 VERSION = 2  # 2: scopes are canonical expression trees
@@ -31,6 +33,8 @@ DEFAULT_MAX_AGE = 15 * 60
 MAX_AGE_LIMIT = 7 * 24 * 3600  # a week: a token is a place in a result, not a credential
 CLOCK_SKEW = 60  # seconds a token's issue time may lie in the future
 MAX_TOKEN_LENGTH = 16384
+MAX_PARTS = 32  # a scope has about ten
+MAX_PART_TEXT = 64
 LATEST_ISSUE_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second datetime holds
 _MAC_BYTES = hashlib.sha256().digest_size
 _DOMAIN = b"dynotui-cursor"
@@ -53,6 +57,8 @@ class Cursor:
     issued_at: int
     scope_tag: str
     page: int | None = None  # the number of the page the boundary opens (None: not said)
+    # Each part of the scope's keyed digest (core/scope_parts.py); empty in older tokens.
+    parts: dict[str, str] = field(default_factory=dict)
 
     def age(self, now: float | None = None) -> float:
         return (time.time() if now is None else now) - self.issued_at
@@ -145,7 +151,7 @@ def decode(token: Any) -> Cursor:
         data = json.loads(_b64decode(payload_text))
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise _malformed("payload is not base64url JSON", CUT_SHORT) from None
-    if not isinstance(data, dict) or set(data) - {"p"} != {"v", "k", "t", "s"}:
+    if not isinstance(data, dict) or set(data) - {"p", "d"} != {"v", "k", "t", "s"}:
         raise _malformed("unexpected payload fields")
     if data["v"] != VERSION or isinstance(data["v"], bool):
         raise CursorError(
@@ -170,7 +176,14 @@ def decode(token: Any) -> Cursor:
         not isinstance(page, int) or isinstance(page, bool) or not 2 <= page <= MAX_PAGE
     ):
         raise _malformed("bad page number")
-    return Cursor(VERSION, data["k"], issued, tag, page)
+    parts = data.get("d", {})
+    if not (
+        isinstance(parts, dict)
+        and len(parts) <= MAX_PARTS
+        and all(isinstance(v, str) and len(v) <= MAX_PART_TEXT for v in parts.values())
+    ):
+        raise _malformed("bad scope parts")
+    return Cursor(VERSION, data["k"], issued, tag, page, parts)
 
 
 class CursorSigner:
@@ -196,7 +209,13 @@ class CursorSigner:
         """A token for boundary ``key`` (as JSON) of the query with this scope; ``page``:
         the number of the page it opens, signed with it, so the stack it opens goes on
         with that number."""
-        payload = {"v": VERSION, "k": key, "t": int(self.clock()), "s": scope_tag(scope)}
+        payload = {
+            "v": VERSION,
+            "k": key,
+            "t": int(self.clock()),
+            "s": scope_tag(scope),
+            "d": scope_parts.digests(self._secrets[0], scope),
+        }
         if page is not None and page > 1:
             payload["p"] = min(page, MAX_PAGE)
         text = _b64encode(
@@ -223,10 +242,16 @@ class CursorSigner:
             for secret in self._secrets
         ):
             if cursor.scope_tag != scope_tag(scope):
+                names = scope_parts.differing(cursor.parts, scope, self._secrets)
+                differ = (
+                    f": it differs in its {scope_parts.words(names)};"
+                    if names
+                    else f" ({scope_parts.GENERAL});"
+                )
                 raise CursorError(
                     "scope",
-                    "this cursor belongs to another query (table, order, key condition, filter "
-                    "or direction differ); run that query, or start this one from page 1",
+                    f"this cursor belongs to another query{differ} run that query, or "
+                    "start this one from page 1",
                 )
             raise CursorError(
                 "signature",

@@ -11,10 +11,10 @@ import contextlib
 import functools
 import os
 import secrets
-import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from dynotui.core.bounded_file import Unreadable, read_bounded
 from dynotui.core.config import config_dir as default_config_dir
 from dynotui.core.config import in_the_way, not_a_folder
 from dynotui.core.cursor import DEFAULT_MAX_AGE, CursorSigner
@@ -24,6 +24,7 @@ ENV_SECRET = "DYNOTUI_CURSOR_SECRET"
 ENV_PREVIOUS = "DYNOTUI_CURSOR_SECRET_PREVIOUS"
 FILE_NAME = "cursor-secret"
 MIN_LENGTH = 16
+MAX_FILE_BYTES = 4096  # the secret dynotui writes is 65 bytes
 _ELSEWHERE = f"point XDG_CONFIG_HOME elsewhere, or set {ENV_SECRET}"
 
 
@@ -60,25 +61,18 @@ def _problem(path: Path, what: str, fix: str) -> InputError:
 def _read(path: Path) -> bytes:
     remove = "delete it and dynotui makes a new one (tokens signed with it stop verifying)"
     try:
-        info = path.lstat()
-    except NotADirectoryError:
-        raise not_a_folder(path, "the cursor secret file", _ELSEWHERE) from None
-    except PermissionError:
-        raise _problem(path, "cannot be reached", "check the permissions of its folder") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise _problem(path, "is a directory", f"remove it ({remove})")
-    if not stat.S_ISREG(info.st_mode):
-        raise _problem(path, "is not a regular file", remove)
-    if info.st_mode & 0o077:
-        raise _problem(
-            path,
-            f"can be read or written by others (mode {stat.S_IMODE(info.st_mode):04o})",
-            f"run 'chmod 600 {path}'",
-        )
-    try:
-        data = path.read_bytes()
-    except PermissionError:
-        raise _problem(path, "cannot be read", "check that it is yours and readable") from None
+        # Not through a link, the user's own and no one else's, never a FIFO or a device.
+        data = read_bounded(path, MAX_FILE_BYTES, follow_links=False, private=True)
+    except Unreadable as exc:
+        if exc.kind == "not_folder":
+            raise not_a_folder(path, "the cursor secret file", _ELSEWHERE) from None
+        if exc.kind == "permission":
+            raise _problem(path, "cannot be read", "check that it is yours and readable") from None
+        if exc.kind == "others":
+            raise _problem(path, exc.problem, f"run 'chmod 600 {path}'") from None
+        if exc.kind == "directory":
+            raise _problem(path, "is a directory", f"remove it ({remove})") from None
+        raise _problem(path, exc.problem, remove) from None
     try:
         text = data.decode("ascii").strip()
     except UnicodeDecodeError:

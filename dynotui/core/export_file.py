@@ -1,9 +1,10 @@
 """A view's items exported to a file from the app: this page, the stack's pages, or the
 whole query, as CSV or JSON lines, written whole or not at all.
 
-The file is written beside its final path under a hidden temporary name and renamed over
-it only once every item is in (``os.replace``: atomic on one file system), so a cancelled
-or failed export leaves nothing at the path, and a file found there is always whole. The
+The file is written beside its final path under a hidden temporary name and linked into
+place only once every item is in (``os.link``: atomic, and it never replaces a file, so a
+file that appeared at the path while the export ran is kept and the export refused), so
+a cancelled or failed export leaves nothing at the path, and a file found there is whole. The
 writers are ``pages --format``'s own (``core/export.py``). Pages are read by a pager of
 their own (a fresh stack from the chosen start, billed to the session's ledger as any
 page is) and never through the view's stack, which stays as it was. Read-only: nothing
@@ -12,8 +13,10 @@ here writes to the database.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dynotui.core.cancel import NEVER, CancelToken
+from dynotui.core.config import in_the_way
 from dynotui.core.errors import InputError, ReadCancelled
 from dynotui.core.export import CsvItems, ItemShape, ItemWriter, JsonLinesItems
 from dynotui.core.ledger import SessionLedger
@@ -55,6 +59,9 @@ def checked_path(text: str, fmt: Format) -> Path:
         raise InputError(f"path: {path} is a folder; name a file in it")
     if path.suffix.lower() != SUFFIXES[fmt]:
         raise InputError(f"path: a {fmt.upper()} file ends in {SUFFIXES[fmt]}")
+    blocker = in_the_way(path)
+    if blocker is not None:
+        raise InputError(f"path: {blocker} is a file, not a folder; name a file in a folder")
     return path
 
 
@@ -146,6 +153,8 @@ def write_export(
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
     except FileNotFoundError:
         raise InputError(f"cannot write {path}: the folder {folder} does not exist") from None
+    except NotADirectoryError:
+        raise InputError(f"cannot write {path}: {in_the_way(path) or folder} is a file") from None
     except PermissionError:
         raise InputError(f"cannot write {path}: no permission in {folder}") from None
     done, items, calls, unit = 0, 0, 0, ""
@@ -171,7 +180,7 @@ def write_export(
             out.flush()
             os.fsync(out.fileno())
         os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
+        _link_into_place(temporary, path)
     except ReadCancelled:
         Path(temporary).unlink(missing_ok=True)
         return ExportResult(None, done, items, units, calls, unit)
@@ -179,6 +188,41 @@ def write_export(
         Path(temporary).unlink(missing_ok=True)
         raise
     return ExportResult(path, done, items, units, calls, unit)
+
+
+def _link_into_place(temporary: str, path: Path) -> None:
+    """The whole file at ``path``, never over another: a hard link fails on any name that
+    exists (a file, a link, one made after the dialog checked), where a rename replaces."""
+    try:
+        os.link(temporary, path, follow_symlinks=False)
+    except FileExistsError:
+        raise InputError(
+            f"{path} appeared while the export ran: it is kept as it was, and nothing was "
+            "written; name another file"
+        ) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV):
+            raise InputError(f"cannot write {path}: {exc.strerror}") from None
+        _copy_into_place(temporary, path)  # a file system without hard links
+    os.unlink(temporary)
+
+
+def _copy_into_place(temporary: str, path: Path) -> None:
+    try:
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        raise InputError(
+            f"{path} appeared while the export ran: it is kept as it was, and nothing was "
+            "written; name another file"
+        ) from None
+    try:
+        with open(temporary, "rb") as source, os.fdopen(target, "wb") as out:
+            shutil.copyfileobj(source, out)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        path.unlink(missing_ok=True)  # ours: made by O_EXCL above
+        raise
 
 
 def fresh_pages(

@@ -20,6 +20,8 @@ import sys
 from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 
+from dynotui.core.bounded_file import Unreadable, read_bounded
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -76,13 +78,13 @@ def missing(extra: str, what: str) -> str:
 def _uv_source(receipt: Path) -> str | None:
     """The folder or wheel a uv tool was installed from, as its receipt names it."""
     try:
-        if not receipt.is_file() or receipt.stat().st_size > RECEIPT_MAX_BYTES:
-            return None
-        data = tomllib.loads(receipt.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_bounded(receipt, RECEIPT_MAX_BYTES).decode("utf-8"))
         first = data["tool"]["requirements"][0]
         source = first.get("directory") or first.get("path")
     except (
         OSError,
+        Unreadable,
+        RecursionError,
         UnicodeDecodeError,
         tomllib.TOMLDecodeError,
         KeyError,

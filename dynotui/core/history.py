@@ -23,7 +23,6 @@ import contextlib
 import json
 import os
 import secrets
-import stat
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -35,6 +34,7 @@ from urllib.parse import urlsplit
 import platformdirs
 
 from dynotui.core import config
+from dynotui.core.bounded_file import Unreadable, read_bounded
 from dynotui.core.errors import InputError
 from dynotui.core.page import Totals
 from dynotui.core.private_folder import NotPrivateError, check_folder, open_no_follow
@@ -344,24 +344,20 @@ class HistoryStore:
     def _read(self) -> list[HistoryEntry]:
         self._check_folder()
         try:
-            info = self.path.lstat()
-        except FileNotFoundError:
-            return []
-        except (PermissionError, NotADirectoryError):
-            raise self._refuse("cannot be reached") from None
-        if not stat.S_ISREG(info.st_mode):
-            raise self._refuse("is not a regular file")
-        if info.st_mode & 0o077:
-            raise HistoryError(
-                f"the history file {self.path} can be read or written by others (mode "
-                f"{stat.S_IMODE(info.st_mode):04o}): run 'chmod 600 {self.path}'"
-            )
-        if info.st_size > MAX_FILE_BYTES:
-            raise self._refuse(f"is {info.st_size:,} bytes, larger than any history")
+            # Not through a link, the user's own and no one else's, never a FIFO.
+            raw = read_bounded(self.path, MAX_FILE_BYTES, follow_links=False, private=True)
+        except Unreadable as exc:
+            if exc.kind == "missing":
+                return []
+            if exc.kind == "others":
+                raise HistoryError(
+                    f"the history file {self.path} {exc.problem}: run 'chmod 600 {self.path}'"
+                ) from None
+            if exc.kind in ("not_folder", "permission"):
+                raise self._refuse("cannot be reached") from None
+            raise self._refuse(exc.problem) from None
         try:
-            data = json.loads(self.path.read_bytes().decode("utf-8"))
-        except PermissionError:
-            raise self._refuse("cannot be read") from None
+            data = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
             raise self._refuse("is not dynotui's history (not JSON)") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:

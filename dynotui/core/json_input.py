@@ -50,8 +50,12 @@ def holds_lone_surrogate(value: Any) -> bool:
     return False
 
 
+class TooDeep(InputError):
+    """JSON nested deeper than its reader's limit."""
+
+
 def _too_deep(what: str, max_depth: int) -> InputError:
-    return InputError(f"{what} is nested more than {max_depth} levels deep: refused")
+    return TooDeep(f"{what} is nested more than {max_depth} levels deep: refused")
 
 
 def _digits(error: ValueError) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 from dynotui.core.errors import InputError
 from dynotui.core.money import PriceList, Rate
+from dynotui.core.numbers import decimal_number, shown_value
 
 UNIT = "RCU"  # DynamoCost.unit
 DEFAULT_REGION = "us-east-1"
@@ -36,14 +37,18 @@ SETTINGS_KEYS = ("read_per_million", "rcu_hour", "region", *INDEX_KEYS)
 
 
 def price(value: Any, where: str) -> Decimal:
+    refused = InputError(f"{where} must be a price in USD, like 0.125; got {shown_value(value)}")
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise InputError(f"{where} must be a price in USD, like 0.125; got {value!r}")
+        raise refused
     try:
-        price = Decimal(str(value).strip())
-    except ArithmeticError:
-        raise InputError(f"{where} must be a price in USD, like 0.125; got {value!r}") from None
+        # A flag's text in ASCII digits (Arabic-Indic digits and "1_0" are no price).
+        price = decimal_number(value, where) if isinstance(value, str) else Decimal(str(value))
+    except (ArithmeticError, InputError):
+        raise refused from None
     if not price.is_finite() or price < 0:
-        raise InputError(f"{where} must be a finite price of 0 or more USD; got {value!r}")
+        raise InputError(
+            f"{where} must be a finite price of 0 or more USD; got {shown_value(value)}"
+        )
     return price
 
 

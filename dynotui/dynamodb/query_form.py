@@ -14,6 +14,7 @@ from typing import Any
 
 from dynotui.core import json_input
 from dynotui.core.errors import FieldError, InputError
+from dynotui.core.numbers import is_whole
 from dynotui.dynamodb.condition import conjuncts, parse_condition, tested_names
 from dynotui.dynamodb.dynamo_json import from_wire, serialize, to_wire
 from dynotui.dynamodb.expressions import auto_names
@@ -56,10 +57,9 @@ class QueryForm:
 
 
 def _int(field: str, text: str, label: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise FieldError(field, f"{label} must be a whole number, got {text!r}") from None
+    if not is_whole(text.strip()):  # ASCII digits only: int() reads "+5", "1_000" too
+        raise FieldError(field, f"{label} must be a whole number (0-9), got {text!r}")
+    return int(text.strip())
 
 
 def parse_values(text: str) -> dict[str, Any]:

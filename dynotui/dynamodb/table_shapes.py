@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dynotui.core.bounded_file import Unreadable, read_bounded
 from dynotui.core.errors import InputError
 from dynotui.core.private_folder import folder_problem
 from dynotui.dynamodb.schema import KeyAttribute, OrderKind, SortOrder, TableSchema
@@ -180,20 +180,15 @@ class TableShapes:
     def _entries(self) -> list[list[Any]]:
         path = self.path
         # Not through a link, and without waiting on a FIFO put there: a file, or nothing.
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
             if folder_problem(path.parent) is not None:
                 return []
-            descriptor = os.open(path, flags)
-        except OSError:
+            data = read_bounded(path, MAX_BYTES, follow_links=False, private=True)
+        except (OSError, Unreadable):
             return []
-        with os.fdopen(descriptor, "rb") as file:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                return []
-            data = file.read(MAX_BYTES + 1)
         try:
-            document = json.loads(data) if len(data) <= MAX_BYTES else None
-        except ValueError:
+            document = json.loads(data)
+        except (ValueError, RecursionError):
             return []
         if not isinstance(document, dict) or document.get("version") != VERSION:
             return []

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dynotui.core import json_input
+from dynotui.core import bounded_file, json_input
+from dynotui.core.bounded_file import read_bounded
 from dynotui.core.errors import InputError
 from dynotui.patterns.model import (
     BUDGET_KEYS,
@@ -58,33 +57,17 @@ class Unreadable(InputError):
 
 def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
     """The UTF-8 text of a regular file of at most ``max_bytes``; anything else is one
-    ``Unreadable`` saying why."""
-    # Without waiting on a FIFO put at the path: opened non-blocking, then checked.
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    ``Unreadable`` saying why. Read as every file dynotui reads (core/bounded_file.py:
+    opened without waiting on a FIFO, checked through the open descriptor)."""
     try:
-        descriptor = os.open(path, flags)
-    except FileNotFoundError:
-        raise Unreadable(path, "does not exist") from None
-    except IsADirectoryError:
-        raise Unreadable(path, "is a directory, not a file") from None
-    except OSError as exc:
-        raise Unreadable(path, f"cannot be opened: {exc.strerror}") from None
-    try:
-        info = os.fstat(descriptor)
-    except OSError:
-        os.close(descriptor)
-        raise
-    if not stat.S_ISREG(info.st_mode):
-        os.close(descriptor)
-        kind = "a directory, not a file" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-        raise Unreadable(path, f"is {kind}")
-    with os.fdopen(descriptor, "rb") as file:
-        try:
-            data = file.read(max_bytes + 1)
-        except OSError as exc:
-            raise Unreadable(path, f"cannot be read: {exc.strerror}") from None
-    if len(data) > max_bytes:
-        raise Unreadable(path, f"is larger than {max_bytes:,} bytes: refused")
+        data = read_bounded(path, max_bytes)
+    except bounded_file.Unreadable as exc:
+        words = {
+            "missing": "does not exist",
+            "directory": "is a directory, not a file",
+            "too_large": f"is larger than {max_bytes:,} bytes: refused",
+        }
+        raise Unreadable(path, words.get(exc.kind, exc.problem)) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -85,6 +85,9 @@ class PgOptions:
     # A filter may run the database's own functions, operators, types and views (never a
     # VOLATILE or denied one): for a database whose code its reader trusts.
     trust_database_code: bool = False
+    # The demo's own server, started by this run in a folder of its own: history keeps
+    # "the demo" rather than a socket that goes with it, and the next demo reopens it.
+    demo: bool = False
 
     def describe(self) -> str:
         return redacted(self.uri) or "PostgreSQL (PG* variables)"

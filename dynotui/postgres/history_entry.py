@@ -29,9 +29,13 @@ SECRET_PARAMETERS = ("password", "sslpassword")
 LABEL_LENGTH = 160
 
 
-def connection_record(uri: str | None) -> dict[str, Any]:
+def connection_record(uri: str | None, demo: bool = False) -> dict[str, Any]:
     """The connection string with no password in it (libpq's own parse, rebuilt without
-    it); empty means the PG* variables. A password comes from PGPASSWORD or ~/.pgpass."""
+    it); empty means the PG* variables. A password comes from PGPASSWORD or ~/.pgpass.
+    The demo's own server (``demo``) is recorded as the demo, without its socket: that
+    goes with the demo, and the next one reopens the entry on its own server."""
+    if demo:
+        return {"conninfo": "", "demo": True}
     if not uri:
         return {"conninfo": ""}
     from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -76,8 +80,13 @@ def _label(query: PgQuery) -> str:
     return text if len(text) <= LABEL_LENGTH else text[: LABEL_LENGTH - 1] + "…"
 
 
-def query_entry(query: PgQuery, uri: str | None) -> HistoryQuery:
-    return HistoryQuery(DATABASE, connection_record(uri), query_record(query), _label(query))
+def query_entry(query: PgQuery, uri: str | None, demo: bool = False) -> HistoryQuery:
+    return HistoryQuery(DATABASE, connection_record(uri, demo), query_record(query), _label(query))
+
+
+def read_on_demo(entry: HistoryEntry) -> bool:
+    """True when the entry was read on the PostgreSQL demo's own server."""
+    return entry.database == DATABASE and entry.connection.get("demo") is True
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,7 @@ class PgReopening:
     record: Mapping[str, Any]
     start_json: Any
     page: int
+    demo: bool = False  # read on the demo's own server: reopened only on a demo's
 
     @property
     def note(self) -> str:
@@ -103,7 +113,7 @@ def reopen(entry: HistoryEntry) -> PgReopening:
     if entry.database != DATABASE:
         raise HistoryError(f"the history entry is a {entry.database} query, not PostgreSQL's")
     conninfo = _field(entry.connection, "conninfo", str)
-    return PgReopening(conninfo, entry.query, entry.boundary, entry.page)
+    return PgReopening(conninfo, entry.query, entry.boundary, entry.page, demo=read_on_demo(entry))
 
 
 def query_from_record(session: Any, record: Mapping[str, Any]) -> PgQuery:

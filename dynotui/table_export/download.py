@@ -4,6 +4,8 @@ to a private folder, the bytes so far reported as they come."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import threading
 from collections.abc import Callable
@@ -69,10 +71,25 @@ def download(
             raise _failure(exc, file.url) from None
         except BotoCoreError as exc:
             raise ServiceError(f"cannot fetch {file.url}: {exc}") from None
+        _check_md5(path, file.md5, file.url)
         state[1] += 1
         moved(0)
         paths.append(str(path))
     return paths
+
+
+def _check_md5(path: Path, expected: bytes, url: str) -> None:
+    """The file fetched against the manifest's md5Checksum, as a file on disk is."""
+    digest = hashlib.md5()
+    with open(path, "rb") as fetched:
+        while chunk := fetched.read(1 << 20):
+            digest.update(chunk)
+    if digest.digest() != expected:
+        raise InputError(
+            f"the data file {url} is not the one the manifest lists: its MD5 is "
+            f"{base64.b64encode(digest.digest()).decode()}, md5Checksum says "
+            f"{base64.b64encode(expected).decode()} (altered, or cut short in a copy)"
+        )
 
 
 def _failure(exc: Any, url: str) -> Exception:

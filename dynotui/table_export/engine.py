@@ -10,10 +10,14 @@ go to a private temporary folder, not the current directory.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import os
 import shutil
+import stat
 import tempfile
+import time
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -61,12 +65,17 @@ CREATE OR REPLACE TEMP MACRO dyn_nkey(t) AS (
 );
 """
 
+MEMORY_LIMIT = "2GB"
 SETTINGS: Mapping[str, Any] = {
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
     "allow_community_extensions": False,
     "allow_unsigned_extensions": False,
     "default_collation": "",  # strings compare by their UTF-8 bytes, as DynamoDB's do
+    # DuckDB's default is 80% of the machine's memory: what an export holds beyond this
+    # spills to the private temporary folder instead (a hostile line is refused long
+    # before: reading.MAX_LINE_BYTES).
+    "memory_limit": MEMORY_LIMIT,
 }
 
 
@@ -140,21 +149,96 @@ def resolve_s3_access(
     )
 
 
+SPILL_PREFIX = "dynotui-duckdb-"
+LOCK_NAME = ".dynotui-engine.lock"  # held (flock) by the engine using the folder
+# A folder whose lock nobody holds may be one just made, not yet locked: it must be this
+# old to be stale. One of an older dynotui (no lock file) must be empty, and this old.
+UNLOCKED_STALE_SECONDS = 60
+LEGACY_STALE_SECONDS = 3600
+
+
+def _held(lock: str) -> bool:
+    """Whether some process holds ``lock`` (an engine using its folder)."""
+    try:
+        descriptor = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(descriptor)  # releases the lock taken to test it
+    return False
+
+
+def clean_stale_folders(folder: str | None = None, now: float | None = None) -> list[str]:
+    """Remove the spill folders engines left in the temporary folder ``folder`` when their
+    process ended before closing them (a kill, a crash): the user's own, whose lock no
+    engine holds (an older dynotui's: empty and an hour old). Returns what was removed."""
+    folder = folder or tempfile.gettempdir()
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(SPILL_PREFIX)]
+    except OSError:
+        return []
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            info = os.lstat(path)
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+                continue
+            age = now - info.st_mtime
+            lock = os.path.join(path, LOCK_NAME)
+            if os.path.lexists(lock):
+                stale = age > UNLOCKED_STALE_SECONDS and not _held(lock)
+            else:
+                stale = age > LEGACY_STALE_SECONDS and not os.listdir(path)
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _remove_spill(path: str, lock: int) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+    os.close(lock)
+
+
 class Engine:
-    """One DuckDB connection, in memory, with the number-key macros; S3 on demand."""
+    """One DuckDB connection, in memory, with the number-key macros; S3 on demand.
+
+    Its spill folder (``dynotui-duckdb-*`` in the temporary folder) goes when it closes,
+    is collected, or the process exits; it holds a lock on a file there all along, so a
+    folder whose process died without any of these is known stale, and removed by the
+    next engine made."""
 
     def __init__(self, threads: int | None = None) -> None:
         import duckdb
 
-        self._spill = tempfile.mkdtemp(prefix="dynotui-duckdb-")
+        clean_stale_folders()
+        self._spill = tempfile.mkdtemp(prefix=SPILL_PREFIX)
+        lock = os.open(
+            os.path.join(self._spill, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
+        )
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        # Whatever ends the engine removes the folder: close(), collection, the exit.
+        self._remove_spill = weakref.finalize(self, _remove_spill, self._spill, lock)
         config: dict[str, Any] = {**SETTINGS, "temp_directory": self._spill}
         directory = extension_directory()
         if directory is not None:
             config["extension_directory"] = directory
         if threads is not None:
             config["threads"] = threads
-        self.connection = duckdb.connect(config=config)
-        self.connection.execute(NUMBER_KEY_MACRO)
+        try:
+            self.connection = duckdb.connect(config=config)
+            self.connection.execute(NUMBER_KEY_MACRO)
+        except BaseException:
+            self._remove_spill()
+            raise
         self._s3 = False
 
     def use_s3(self, access: S3Access) -> None:
@@ -180,7 +264,7 @@ class Engine:
 
     def close(self) -> None:
         self.connection.close()
-        shutil.rmtree(self._spill, ignore_errors=True)
+        self._remove_spill()
 
     def __enter__(self) -> Engine:
         return self

@@ -13,7 +13,8 @@ read.
 
 from __future__ import annotations
 
-import json
+import base64
+import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -22,11 +23,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from dynotui.core import json_input
+from dynotui.core.bounded_file import Unreadable, read_bounded
 from dynotui.core.errors import InputError
 
 SUMMARY = "manifest-summary.json"
 FILES = "manifest-files.json"
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+MAX_MANIFEST_DEPTH = 8
 _DATA_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.json\.gz")
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _KEY_PART = re.compile(r"[A-Za-z0-9!_.*'()=+,@ -]+")
@@ -86,6 +90,7 @@ class DataFile:
     url: str  # where it is read from: beside the manifests
     key: str  # as manifest-files.json names it
     item_count: int
+    md5: bytes  # the gzip file's MD5, as md5Checksum gives it (DynamoDB writes one always)
 
 
 @dataclass(frozen=True)
@@ -137,10 +142,8 @@ def _time(text: str, where: str) -> datetime:
 
 
 def _json(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{where} is not JSON: {exc}") from None
+    # A manifest nests an object or two: 2,000 "[" is no manifest (and no RecursionError).
+    return json_input.loads(text, where, max_depth=MAX_MANIFEST_DEPTH)
 
 
 def check_format(summary: dict[str, Any], where: str) -> None:
@@ -169,6 +172,7 @@ def _data_file(location: Location, entry: Any, export_id: str, where: str) -> Da
         raise InputError(f"{where}: a line lacks dataFileS3Key or itemCount")
     if count < 0:
         raise InputError(f"{where}: itemCount {count} is negative")
+    md5 = _md5(entry.get("md5Checksum"), key, where)
     parts = key.split("/")
     name = parts[-1]
     if not _DATA_NAME.fullmatch(name) or len(parts) < 2 or parts[-2] != "data":
@@ -177,7 +181,18 @@ def _data_file(location: Location, entry: Any, export_id: str, where: str) -> Da
         )
     if len(parts) >= 3 and parts[-3] != export_id:
         raise InputError(f"{where}: {key!r} belongs to another export than {export_id}")
-    return DataFile(location.join("data", name), key, count)
+    return DataFile(location.join("data", name), key, count, md5)
+
+
+def _md5(text: Any, key: str, where: str) -> bytes:
+    """md5Checksum: base64 of 16 bytes, as DynamoDB writes it for each data file."""
+    try:
+        digest = base64.b64decode(text, validate=True) if isinstance(text, str) else b""
+    except ValueError:
+        digest = b""
+    if len(digest) != hashlib.md5().digest_size:
+        raise InputError(f"{where}: {key!r} has no md5Checksum (base64 of an MD5) to check it by")
+    return digest
 
 
 def read_export(location: Location, read: Reader) -> Export:
@@ -197,12 +212,14 @@ def read_export(location: Location, read: Reader) -> Export:
     region = arn_parts[3] if len(arn_parts) > 5 and arn_parts[3] else None
     export_time = _time(_field(summary, "exportTime", str, where), where)
     item_count = summary.get("itemCount")
+    if item_count is not None and (not isinstance(item_count, int) or isinstance(item_count, bool)):
+        raise InputError(f"{where}: itemCount {item_count!r} is not a whole number")
     lines = read(location.join(FILES)).splitlines()
     files = tuple(
         _data_file(location, _json(line, FILES), export_id, FILES) for line in lines if line.strip()
     )
     listed = sum(f.item_count for f in files)
-    if isinstance(item_count, int) and not isinstance(item_count, bool) and item_count != listed:
+    if item_count is not None and item_count != listed:
         raise InputError(
             f"the manifests disagree: {SUMMARY} says {item_count:,} items, {FILES} lists "
             f"{listed:,}; the export is incomplete or mixed with another"
@@ -224,14 +241,31 @@ def read_export(location: Location, read: Reader) -> Export:
     )
 
 
-def read_local(path: str) -> str:
-    """A manifest on disk, refused if it is not a small regular file."""
-    target = Path(path)
-    if not target.is_file():
-        raise InputError(f"the export has no {target.name} at {path}")
-    if target.stat().st_size > MAX_MANIFEST_BYTES:
-        raise InputError(f"{path} is larger than a manifest can be")
+def read_local(path: str, root: str) -> str:
+    """A manifest on disk: a regular file of at most MAX_MANIFEST_BYTES inside the export's
+    folder ``root`` (resolved), read as every file is (core/bounded_file.py)."""
+    inside(path, root)
     try:
-        return target.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {path}: {exc}") from None
+        data = read_bounded(path, MAX_MANIFEST_BYTES)
+    except Unreadable as exc:
+        if exc.kind == "missing":
+            raise InputError(f"the export has no {Path(path).name} at {path}") from None
+        raise InputError(f"{path} {exc.problem}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text") from None
+
+
+def inside(path: str, root: str) -> None:
+    """Refuse ``path`` if it leads out of the export's folder ``root`` (resolved): a link
+    there to a file elsewhere is not the export's, whoever put it there."""
+    try:
+        target = Path(path).resolve(strict=False)
+    except (OSError, RuntimeError) as exc:  # a link loop (RuntimeError before Python 3.13)
+        raise InputError(f"{path} cannot be followed: {exc}") from None
+    if not target.is_relative_to(root):
+        raise InputError(
+            f"{path} leads out of the export's folder (to {target}): a link to elsewhere is "
+            "not read; copy the file into the export instead"
+        )

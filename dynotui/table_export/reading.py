@@ -7,6 +7,8 @@ first read that needs them: ``cache.py``), else from the data files themselves
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import re
 import threading
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dynotui.core.bounded_file import Unreadable, open_checked
 from dynotui.core.errors import InputError, ServiceError
 from dynotui.table_export.cache import ExportCopy, open_copy
 from dynotui.table_export.download import Fetched
@@ -22,20 +25,36 @@ from dynotui.table_export.manifest import (
     MAX_MANIFEST_BYTES,
     Export,
     Location,
+    inside,
     parse_location,
     read_export,
     read_local,
 )
 from dynotui.table_export.predicate import REFUSAL
 
-# Every line of every data file, as JSON. The file list is a bound parameter.
-LINES = "(SELECT json AS doc FROM read_ndjson_objects($files, compression = 'gzip'))"
-# The same, with the data file each line is in.
-LINES_WITH_FILE = (
-    "(SELECT json AS doc, filename FROM read_ndjson_objects($files, compression = 'gzip', "
-    "filename = true))"
+# A DynamoDB item is at most 400 KB (names and values as UTF-8); as a line of DynamoDB
+# JSON it may be several times that (each byte of a string escaped as \u0001 is six, an
+# empty string in a list nine), never 8 MiB. DuckDB's maximum_object_size bounds the
+# buffer a line is read into (lines of up to about twice it pass): each line's length is
+# checked too, and a longer one stops the statement at once, with its file named.
+MAX_LINE_BYTES = 8 * 2**20
+TOO_LONG = "a line of the data file"
+_READ = (
+    "read_ndjson_objects($files, compression = 'gzip', "
+    f"maximum_object_size = {MAX_LINE_BYTES}, filename = true)"
 )
+_CHECKED = (
+    f"CASE WHEN strlen(CAST(json AS VARCHAR)) > {MAX_LINE_BYTES} THEN "
+    f"error('{TOO_LONG} ' || filename || ' is longer than {MAX_LINE_BYTES // 2**20} MiB: no "
+    "DynamoDB item is (at most 400 KB); not an export of a DynamoDB table') ELSE json END"
+)
+# Every line of every data file, as JSON. The file list is a bound parameter.
+LINES = f"(SELECT {_CHECKED} AS doc FROM {_READ})"
+# The same, with the data file each line is in (to name it when a line is refused).
+LINES_WITH_FILE = f"(SELECT {_CHECKED} AS doc, filename FROM {_READ})"
 ITEM = "json_type(doc, '/Item') = 'OBJECT'"
+# A data file of an export is gzip of at most a few GB (DynamoDB splits larger ones).
+MAX_DATA_FILE_BYTES = 64 * 2**30
 
 
 def duckdb_error(exc: BaseException, what: str) -> Exception:
@@ -45,6 +64,15 @@ def duckdb_error(exc: BaseException, what: str) -> Exception:
     refused = text.find(REFUSAL)
     if refused >= 0:  # a refusal the predicate raises for the row that needs it
         return InputError(text[refused:])
+    too_long = text.find(TOO_LONG)
+    if too_long >= 0:  # the line-length check of LINES
+        return InputError(text[too_long:])
+    too_big = re.search(r'"maximum_object_size" of \d+ bytes exceeded .* file "([^"]*)"', text)
+    if too_big:
+        return InputError(
+            f"{TOO_LONG} {too_big.group(1)} is longer than {MAX_LINE_BYTES // 2**20} MiB: no "
+            "DynamoDB item is (at most 400 KB); not an export of a DynamoDB table"
+        )
     if type(exc).__name__ == "HTTPException":
         status = re.search(r": ([1-5][0-9][0-9]) \(", text)
         code = status.group(1) if status else None
@@ -88,16 +116,27 @@ class OpenExport:
         # One DuckDB connection: sources that share it (two orders compared) and a count
         # take turns, whatever thread reads.
         self.lock = threading.RLock()
-        if self.location.s3:
-            self.engine.use_s3(resolve_s3_access(profile, region))
-        self.export: Export = read_export(self.location, self._read)
-        if not self.location.s3:
-            missing = [f.url for f in self.export.files if not os.path.isfile(f.url)]
-            if missing:
-                raise InputError(
-                    f"the export lists {len(missing)} data file(s) that are not there, e.g. "
-                    f"{missing[0]}: an incomplete copy"
-                )
+        self._checked = False  # the data files' MD5s, checked before their first read
+        try:
+            if self.location.s3:
+                self.engine.use_s3(resolve_s3_access(profile, region))
+            self.export: Export = read_export(self.location, self._read)
+            if not self.location.s3:
+                self._check_local_files()
+        except BaseException:
+            if engine is None:  # refused: the engine made for it goes (its folder too)
+                self.engine.close()
+            raise
+
+    def _check_local_files(self) -> None:
+        missing = [f.url for f in self.export.files if not os.path.lexists(f.url)]
+        if missing:
+            raise InputError(
+                f"the export lists {len(missing)} data file(s) that are not there, e.g. "
+                f"{missing[0]}: an incomplete copy"
+            )
+        for file in self.export.files:
+            inside(file.url, self.location.root)
 
     def _read(self, url: str) -> str:
         text = self._read_manifest(url)
@@ -106,19 +145,24 @@ class OpenExport:
 
     def _read_manifest(self, url: str) -> str:
         if not self.location.s3:
-            return read_local(url)
+            return read_local(url, self.location.root)
         try:
+            # Its size first (no content is fetched for it): a huge object is refused
+            # before a byte of it is read into memory.
+            sized = self.engine.execute("SELECT size FROM read_blob($url)", {"url": url})
+            size = (sized.fetchone() or (None,))[0]
+            if size is not None and size > MAX_MANIFEST_BYTES:
+                raise InputError(f"{url} is larger than a manifest can be")
             row = self.engine.execute(
-                "SELECT content, size FROM read_text($url)", {"url": url}
+                "SELECT content FROM read_text($url)", {"url": url}
             ).fetchone()
+        except InputError:
+            raise
         except Exception as exc:
             raise duckdb_error(exc, url) from None
         if row is None:  # pragma: no cover - read_text gives one row per file
             raise InputError(f"the export has no {url}")
-        content, size = row
-        if size is not None and size > MAX_MANIFEST_BYTES:
-            raise InputError(f"{url} is larger than a manifest can be")
-        return str(content)
+        return str(row[0])
 
     def parameters(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         if self.copy is not None:
@@ -151,6 +195,8 @@ class OpenExport:
                 LINES_WITH_FILE,
                 self.export.urls,
                 fetch=self._download if self.location.s3 else None,
+                # Downloaded files are checked as they are fetched (download.py).
+                before_build=None if self.location.s3 else self.check_files,
                 folder=self.cache_folder,
             )
         except InputError:
@@ -182,12 +228,48 @@ class OpenExport:
         return int(row[0] or 0) if row else 0
 
     def query(self, sql: str, parameters: dict[str, Any]) -> list[Any]:
-        """``sql`` over the export's lines (``LINES``)."""
-        try:
-            with self.lock:
+        """``sql`` over the export's lines (``LINES``), once each data file's MD5 is the
+        manifest's."""
+        with self.lock:
+            if self.copy is None:  # a copy was made of files whose MD5s were checked
+                self.check_files()
+            try:
                 return list(self.engine.execute(sql, self.parameters(parameters)).fetchall())
-        except Exception as exc:
-            raise duckdb_error(exc, "the export's data") from None
+            except Exception as exc:
+                raise duckdb_error(exc, "the export's data") from None
+
+    def check_files(self) -> None:
+        """Each data file's MD5 against md5Checksum in the manifest (a flipped bit shows
+        here, not only when it breaks the JSON), once, before the data is first read."""
+        if self._checked:
+            return
+        for file in self.export.files:
+            digest = self._md5(file.url)
+            if digest != file.md5:
+                raise InputError(
+                    f"the data file {file.url} is not the one the manifest lists: its MD5 is "
+                    f"{base64.b64encode(digest).decode()}, md5Checksum says "
+                    f"{base64.b64encode(file.md5).decode()} (altered, or cut short in a copy)"
+                )
+        self._checked = True
+
+    def _md5(self, url: str) -> bytes:
+        if self.location.s3:  # one file at a time: its bytes are fetched once more
+            try:
+                row = self.engine.execute(
+                    "SELECT md5(content) FROM read_blob($url)", {"url": url}
+                ).fetchone()
+            except Exception as exc:
+                raise duckdb_error(exc, url) from None
+            return bytes.fromhex(str(row[0])) if row else b""
+        digest = hashlib.md5()
+        try:
+            with open_checked(url, MAX_DATA_FILE_BYTES) as data:
+                while chunk := data.read(1 << 20):
+                    digest.update(chunk)
+        except Unreadable as exc:
+            raise InputError(f"the data file {url} {exc.problem}") from None
+        return digest.digest()
 
     def check_lines(self, lines: int, items: int) -> None:
         """Every row or a refusal: the data must hold what the manifests list."""

@@ -19,16 +19,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dynotui.core import json_input
 from dynotui.core.advisor import NoAdvice
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError
 from dynotui.core.page import EndedBy, HasNext, Page
 from dynotui.dynamodb.condition import canonical, conjuncts
-from dynotui.dynamodb.dynamo_json import Item, from_wire, to_wire
+from dynotui.dynamodb.dynamo_json import MAX_NESTING, Item, from_wire, to_wire
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.source import start_key_from_json
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.table_export.cache import ATTACHED as COPY
+from dynotui.table_export.key_check import check_items, key_attributes, problem_sql
 from dynotui.table_export.order_keys import open_order, order_digest
 from dynotui.table_export.predicate import Params, pointer
 from dynotui.table_export.query import membership, where
@@ -234,36 +236,54 @@ class ExportSource:
                 params.values,
             )
             self.by_row = True
-            lines = items = self.opened.copy.record.items
-        elif self.opened.export.files:
-            params = Params(dict(self.params.values))
-            keys = self._key_sql(params)
-            columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
-            self.opened.query(
-                f"CREATE TEMP TABLE {name} AS SELECT {ITEM} AS is_item, "
-                f"coalesce({ITEM} AND {self.predicate}, false) AS keep, {columns}, "
-                f"doc FROM {relation}",
-                params.values,
-            )
-            counts = self.opened.engine.execute(
-                f"SELECT count(*), count(*) FILTER (WHERE is_item) FROM {name}"
-            ).fetchone()
-            assert counts is not None
-            lines, items = int(counts[0]), int(counts[1])
+            items = self.opened.copy.record.items
+            self.opened.check_lines(items, items)
+            self.table = name
+            return items, self.opened.data_bytes()
+        params = Params(dict(self.params.values))
+        keys = self._key_sql(params)
+        columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
+        names = ", ".join(f"k{i}" for i in range(len(keys)))
+        problem = problem_sql(self.schema, params)
+        try:
+            if self.opened.export.files:
+                # Each item's disagreement with the key schema (NULL: none), and its file.
+                self.opened.query(
+                    f"CREATE TEMP TABLE {name} AS SELECT is_item, keep, {names}, doc, problem, "
+                    "CASE WHEN problem IS NOT NULL THEN filename END AS file FROM ("
+                    f"SELECT {ITEM} AS is_item, coalesce({ITEM} AND {self.predicate}, false) "
+                    f"AS keep, {columns}, doc, CASE WHEN {ITEM} THEN {problem} END AS problem, "
+                    f"filename FROM {relation})",
+                    params.values,
+                )
+                counts = self.opened.engine.execute(
+                    f"SELECT count(*), count(*) FILTER (WHERE is_item) FROM {name}"
+                ).fetchone()
+                assert counts is not None
+                lines, items = int(counts[0]), int(counts[1])
+            else:
+                self.opened.engine.execute(
+                    f"CREATE TEMP TABLE {name} (is_item BOOLEAN, keep BOOLEAN, "
+                    + "".join(f"k{i} VARCHAR, " for i in range(len(keys)))
+                    + "doc JSON, problem VARCHAR, file VARCHAR)"
+                )
+                lines = items = 0
+            self.opened.check_lines(lines, items)
+            check_items(self.opened.engine, name, self._table_key_columns())
             self.opened.engine.execute(f"DELETE FROM {name} WHERE NOT keep")
-        else:
-            self.opened.engine.execute(
-                f"CREATE TEMP TABLE {name} (is_item BOOLEAN, keep BOOLEAN, "
-                + ", ".join(f"k{i} VARCHAR" for i in range(len(self.key_names)))
-                + ", doc JSON)"
-            )
-            lines = items = 0
-        self.opened.check_lines(lines, items)
+        except BaseException:
+            # Refused or stopped: nothing of it is kept (the next read starts again).
+            self.opened.engine.execute(f"DROP TABLE IF EXISTS {name}")
+            raise
         self.table = name
         return items, self.opened.data_bytes()
 
+    def _table_key_columns(self) -> list[str]:
+        return [f"k{i}" for i, n in enumerate(self.key_names) if n in self.schema.table_key_names]
+
     def _order_keys(self) -> str:
-        """The schema of this order's keys kept beside the copy (order_keys.py)."""
+        """The schema of this order's keys kept beside the copy (order_keys.py); the
+        copy's items are checked against the key schema before they are first kept."""
         assert self.opened.copy is not None
         params = Params()
         member = membership(self.order, params)
@@ -273,8 +293,41 @@ class ExportSource:
             for key in (self.order.partition_key, self.order.sort_key)
             if key is not None
         ]
-        digest = order_digest(list(self.key_names), self.key_types, json.dumps(shape))
-        return open_order(self.opened.engine, self.opened.copy, digest, keys, member, params.values)
+        # The check is the whole key schema's: keys kept under another schema are not these.
+        checked = [f"{key.name}:{key.type}:{index}" for key, index in key_attributes(self.schema)]
+        digest = order_digest(list(self.key_names), self.key_types, json.dumps([shape, checked]))
+        return open_order(
+            self.opened.engine,
+            self.opened.copy,
+            digest,
+            keys,
+            member,
+            params.values,
+            check=self._check_copy,
+        )
+
+    def _check_copy(self) -> None:
+        """Every item of the copy against the key schema (``key_check.py``), as a read of
+        the data files checks them; refused by name, and then no keys are kept."""
+        assert self.opened.copy is not None
+        with _tables_lock:
+            name = f"export_check_{next(_tables)}"
+        params = Params()
+        problem = problem_sql(self.schema, params)
+        keys = self._key_sql(params)
+        columns = "".join(f", {sql} AS k{i}" for i, sql in enumerate(keys))
+        names = "".join(f", k{i}" for i in range(len(keys)))
+        try:
+            self.opened.query(
+                f"CREATE TEMP TABLE {name} AS SELECT true AS is_item, doc, problem, "
+                f"CASE WHEN problem IS NOT NULL THEN filename END AS file{names} "
+                f"FROM (SELECT doc, filename, {problem} AS problem{columns} "
+                f"FROM {self.opened.copy.lines})",
+                params.values,
+            )
+            check_items(self.opened.engine, name, self._table_key_columns())
+        finally:
+            self.opened.engine.execute(f"DROP TABLE IF EXISTS {name}")
 
     def _partition_bound(self, params: Params) -> str:
         """`` WHERE k0 = VALUE`` for a Query (its key condition's partition key value,
@@ -334,8 +387,15 @@ class ExportSource:
 
     def _item(self, doc: str) -> Item:
         try:
-            line = json.loads(doc)
+            # DynamoDB nests at most MAX_NESTING lists or maps (two JSON levels each, in
+            # {"Item": {NAME: ...}}): deeper is no item, and no RecursionError here.
+            line = json_input.loads(doc, "an item of the export", max_depth=2 * MAX_NESTING + 3)
             item = from_wire(line["Item"], "an item of the export")
+        except json_input.TooDeep:
+            raise InputError(
+                f"an item of the export nests more than {MAX_NESTING} lists or maps, which "
+                "DynamoDB refuses: not an export of a DynamoDB table"
+            ) from None
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"an item of the export is not DynamoDB JSON: {exc}") from None
         return {name: value for name, value in item.items() if self.projected(name)}

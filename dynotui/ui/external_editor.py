@@ -18,8 +18,11 @@ from textual.app import App, SuspendNotSupported
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
+from dynotui.core.bounded_file import Unreadable, read_bounded
 from dynotui.core.errors import InputError
 from dynotui.core.text import visible, visible_lines
+
+MAX_SAVED_BYTES = 2**20  # a query's field: far more than any statement DynamoDB takes
 
 
 def editor_command() -> list[str]:
@@ -53,7 +56,9 @@ def edit_text(
         if status != 0:
             return None
         try:
-            return path.read_text(encoding="utf-8")
+            return read_bounded(path, MAX_SAVED_BYTES, follow_links=False).decode("utf-8")
+        except Unreadable as exc:
+            raise InputError(f"what the editor saved {exc.problem}: the field is kept") from None
         except UnicodeDecodeError:
             raise InputError("the editor saved text that is not UTF-8: the field is kept") from None
     finally:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import json
 import logging
 import signal
 import socket
@@ -25,13 +26,39 @@ from typing import Any
 
 import aiohttp_jinja2
 import jinja2
-from aiohttp import web
+from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 from textual_serve.app_service import AppService
-from textual_serve.server import Server, to_int
+from textual_serve.server import Server
+
+from dynotui.core.numbers import is_whole
 
 QUIT_GRACE = 5.0  # seconds an app has to quit after its tab closed, before it is killed
+# A tab's screen, as its browser asks: the app draws every cell of it, so 20000 x 20000
+# drove one process past 3 GB. The largest terminal a browser window holds is far less.
+MAX_WIDTH = 500
+MAX_HEIGHT = 200
 REFUSED = "dynotui serve: this address lacks the token printed when the server started\n"
 log = logging.getLogger("dynotui.serve")
+
+
+def tab_size(given: Any, largest: int) -> int | None:
+    """A tab's width or height as its browser says it (a query parameter's text or a
+    message's number), 1 to ``largest``; None when it is no whole number."""
+    if isinstance(given, str) and is_whole(given):
+        given = int(given)
+    if not isinstance(given, int) or isinstance(given, bool):
+        return None
+    return min(max(given, 1), largest)
+
+
+class _QuietMalformed(logging.Filter):
+    """aiohttp logs each request it cannot parse with a traceback, on the server's
+    terminal: answered 400 already, whoever sent it gets no more said about it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, HttpProcessingError)
 
 
 class TokenServer(Server):
@@ -87,8 +114,8 @@ class TokenServer(Server):
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """textual-serve's own, but the app is sure to end with its tab."""
         websocket = web.WebSocketResponse(heartbeat=15)
-        width = to_int(request.query.get("width", "80"), 80)
-        height = to_int(request.query.get("height", "24"), 24)
+        width = tab_size(request.query.get("width"), MAX_WIDTH) or 80
+        height = tab_size(request.query.get("height"), MAX_HEIGHT) or 24
         service: AppService | None = None
 
         async def close() -> None:
@@ -118,6 +145,36 @@ class TokenServer(Server):
                 await self._end(service)
         return websocket
 
+    async def _process_messages(
+        self, websocket: web.WebSocketResponse, app_service: AppService
+    ) -> None:
+        """textual-serve's own, but what the browser sends is checked: a resize to 20000 x
+        20000 is one to MAX_WIDTH x MAX_HEIGHT, and a message of another shape is dropped
+        (textual-serve's asserts ended the tab with a traceback on the server's terminal)."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = json.loads(message.data)
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(envelope, list) or not envelope:
+                continue
+            kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+            if kind == "stdin" and isinstance(data, str):
+                await app_service.send_bytes(data.encode("utf-8", "replace"))
+            elif kind == "resize" and isinstance(data, dict):
+                width = tab_size(data.get("width"), MAX_WIDTH)
+                height = tab_size(data.get("height"), MAX_HEIGHT)
+                if width is not None and height is not None:
+                    await app_service.set_terminal_size(width, height)
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await app_service.blur()
+            elif kind == "focus":
+                await app_service.focus()
+
     async def _end(self, service: AppService) -> None:
         """The tab is gone: the app is asked to quit, then killed if it has not."""
         with contextlib.suppress(Exception):  # a hung or broken app must not hold the server
@@ -133,6 +190,7 @@ class TokenServer(Server):
         """Serve on a socket already bound (so the URL printed has the port in force)
         until SIGINT or SIGTERM."""
         logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+        logging.getLogger("aiohttp.server").addFilter(_QuietMalformed())
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         for signum in (signal.SIGINT, signal.SIGTERM):

@@ -13,11 +13,12 @@ from dataclasses import replace
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label
 
 from dynotui.core.errors import FieldError, InputError
+from dynotui.core.numbers import decimal_number, whole_number
 from dynotui.dynamodb.connection import ConnectionOptions, check_endpoint, check_region
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 FIELDS = (
@@ -31,7 +32,7 @@ FIELDS = (
 InForce = dict[str, tuple[str, str]]
 
 
-class ConnectionScreen(ModalScreen[ConnectionOptions | None]):
+class ConnectionScreen(Dialog[ConnectionOptions | None]):
     """Dismisses with new options; the app makes the client, checks it answers, and
     keeps every stack."""
 
@@ -85,10 +86,10 @@ class ConnectionScreen(ModalScreen[ConnectionOptions | None]):
 
     def _number(self, name: str, text: str, whole: bool) -> float:
         try:
-            value = int(text) if whole else float(text)
-        except ValueError:
+            value = whole_number(text, name) if whole else float(decimal_number(text, name))
+        except InputError:
             kind = "a whole number" if whole else "a number of seconds"
-            raise FieldError(name, f"{kind}, got {text!r}") from None
+            raise FieldError(name, f"{kind} in ASCII digits, got {text!r}") from None
         if not math.isfinite(value):
             raise FieldError(name, f"a finite number, got {text!r}")
         return value

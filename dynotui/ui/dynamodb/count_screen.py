@@ -12,12 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import error_words
 from dynotui.core.figures_text import plural
+from dynotui.core.numbers import is_whole
 from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count, forecast
 from dynotui.ui.background import Failed, Outcome, run_in_background
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
@@ -25,6 +25,7 @@ from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.dynamodb.segmented import whole
 from dynotui.ui.dynamodb.stacks import DynamoShown
 from dynotui.ui.host import Counted, Host
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 from dynotui.ui.widgets.segment_map import SegmentMap
 
@@ -117,7 +118,7 @@ class CountDone(Message):
         self.outcome = outcome
 
 
-class CountScreen(ModalScreen[CountResult | None]):
+class CountScreen(Dialog[CountResult | None]):
     BINDINGS = [
         Binding("escape", "stop_or_close", "Stop / close"),
         Binding("ctrl+s,enter", "run", "Count"),
@@ -180,7 +181,7 @@ class CountScreen(ModalScreen[CountResult | None]):
         segments = 1
         if self.count_query.spec.scan:
             text = self.query_one("#segments", Input).value.strip()
-            if not text.isdigit() or not 1 <= int(text) <= 64:
+            if not is_whole(text) or not 1 <= int(text) <= 64:
                 self.query_one("#count-error", Label).update("segments: a whole number, 1 to 64")
                 return
             segments = int(text)

@@ -17,7 +17,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label
 
 from dynotui.core.cancel import CancelToken
@@ -32,6 +31,7 @@ from dynotui.dynamodb.entities.sample import (
 from dynotui.dynamodb.entities.words import entities_text
 from dynotui.ui.background import Failed, Outcome, run_in_background
 from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import TextStatic, plain, plain_lines
 
 
@@ -88,7 +88,7 @@ LIVE_HINT = (
 )
 
 
-class EntitiesScreen(ModalScreen[None]):
+class EntitiesScreen(Dialog[None]):
     BINDINGS = [
         Binding("escape", "stop_or_close", "Stop / close"),
         Binding("ctrl+s,enter", "run", "Read"),

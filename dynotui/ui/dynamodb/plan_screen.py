@@ -18,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Label, Static
 
 from dynotui.core.cancel import CancelToken
@@ -31,6 +30,7 @@ from dynotui.dynamodb.plan.words import kind_words, ratio_words, row
 from dynotui.ui.background import Done, Outcome, run_in_background
 from dynotui.ui.dynamodb.plan_run import PlanBroken, PlanMade, run
 from dynotui.ui.dynamodb.query import DynamoQuery
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 # What decides first, so 80 columns show it: the path, its read units, against the cheapest.
@@ -80,7 +80,7 @@ def detail(planned: PlannedPath, plan: Plan) -> str:
     return "\n".join(lines)
 
 
-class PlanScreen(ModalScreen[PlanAnswer | None]):
+class PlanScreen(Dialog[PlanAnswer | None]):
     BINDINGS = [
         Binding("escape", "stop_or_close", "Stop / close"),
         Binding("enter", "open", "Open path", priority=True),

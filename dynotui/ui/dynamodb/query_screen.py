@@ -29,6 +29,7 @@ from textual.widgets import (
 )
 
 from dynotui.core.errors import FieldError, InputError
+from dynotui.core.numbers import is_whole
 from dynotui.dynamodb.dynamo_json import to_wire
 from dynotui.dynamodb.partiql import Statement, parse_parameters
 from dynotui.dynamodb.query_form import QueryForm, build_spec
@@ -292,7 +293,7 @@ class QueryScreen(FormScreen[DynamoQuery | PartiQLQuery | None]):
         for name in ("statement", "parameters", "partiql_page_size"):
             self._clear(name)
         size_text = self.query_one("#partiql_page_size", Input).value.strip()
-        if not size_text.isdigit() or not 1 <= int(size_text) <= PAGE_SIZE_MAX:
+        if not is_whole(size_text) or not 1 <= int(size_text) <= PAGE_SIZE_MAX:
             self._show(
                 "partiql_page_size", f"page size must be 1 to {PAGE_SIZE_MAX}, got {size_text!r}"
             )

@@ -15,15 +15,16 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Switch
 
 from dynotui.core.errors import InputError
+from dynotui.core.numbers import decimal_number
 from dynotui.core.text import visible
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.dynamodb.what_if.estimate import DEFAULT_MAX_READ_UNITS
 from dynotui.dynamodb.what_if.rewrite import PROJECTIONS, ImaginedIndex, rewrite
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 # The estimator's refusals name the command's flags; the form names its fields.
@@ -57,7 +58,7 @@ def _shown(name: str | None) -> str:
     return name if name and visible(name) == name else ""
 
 
-class WhatIfForm(ModalScreen[WhatIfAsk | None]):
+class WhatIfForm(Dialog[WhatIfAsk | None]):
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel"),
         Binding("ctrl+s", "run", "Estimate"),
@@ -194,8 +195,8 @@ class WhatIfForm(ModalScreen[WhatIfAsk | None]):
         rewrite(self.spec, index, self.schema)  # the query can use it, or why not
         text = self._value("budget")
         try:
-            budget = float(text)
-        except ValueError:
+            budget = float(decimal_number(text, "read units"))
+        except InputError:
             budget = math.nan
         if not math.isfinite(budget) or budget <= 0:
             raise InputError(f"read units: a number above 0, not {text!r}")

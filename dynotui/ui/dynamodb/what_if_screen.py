@@ -22,7 +22,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, ProgressBar, Static, TabbedContent, TabPane
 
 from dynotui.core.cancel import CancelToken
@@ -38,6 +37,7 @@ from dynotui.ui.background import Done, Outcome, run_in_background
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.dynamodb.what_if_form import WhatIfAsk
 from dynotui.ui.dynamodb.what_if_run import WhatIfBroken, WhatIfMade, run
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 CODE_TABS = {"cli": ("Create it · AWS CLI", "bash"), "boto3": ("Create it · boto3", "python")}
@@ -97,7 +97,7 @@ class WhatIfDone(Message):
         self.outcome = outcome
 
 
-class WhatIfScreen(ModalScreen[str | None]):
+class WhatIfScreen(Dialog[str | None]):
     """Dismissed with "compare" (page the imagined index beside the query), "again"
     (another index), or None."""
 

@@ -248,7 +248,7 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
 
     def history_query(self, query: PgQueryShown) -> HistoryQuery | None:
         if isinstance(query, PostgresQuery):
-            return history_entry.query_entry(query.query, self.options.uri)
+            return history_entry.query_entry(query.query, self.options.uri, self.options.demo)
         return None
 
     def reopen(self, host: Host, entry: HistoryEntry, answer: PgAnswer) -> None:
@@ -258,7 +258,16 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
         except InputError as exc:
             host.fail(exc, "History")
             return
-        if reopening.conninfo != here:
+        if reopening.demo and not self.options.demo:
+            host.say(
+                "That query was read on the PostgreSQL demo: reopen it in dynotui demo "
+                "--postgres (h), or with dynotui --resume, which starts the demo for it.",
+                title="History",
+                severity="warning",
+                timeout=10,
+            )
+            return
+        if not reopening.demo and reopening.conninfo != here:
             host.say(
                 "That query was read on another PostgreSQL connection "
                 f"({reopening.conninfo or 'the PG* variables'}): open it with dynotui "

@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, LoadingIndicator, Static
 
 from dynotui.core.cancel import CancelToken
@@ -21,6 +20,7 @@ from dynotui.postgres.connection import PgSession
 from dynotui.postgres.count import PgCountResult, PgForecast, count, forecast
 from dynotui.ui.background import Failed, Outcome, run_in_background
 from dynotui.ui.postgres.query import PostgresQuery
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 DRIFT = "A count is a snapshot: rows written since make it drift."
@@ -75,7 +75,7 @@ class Counted(Message):
         self.outcome = outcome
 
 
-class PgCountScreen(ModalScreen[PgCountResult | None]):
+class PgCountScreen(Dialog[PgCountResult | None]):
     BINDINGS = [
         Binding("escape", "stop_or_close", "Stop / close"),
         Binding("ctrl+s,enter", "run", "count(*)"),

@@ -9,17 +9,17 @@ from rich.syntax import Syntax
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static, TabbedContent, TabPane
 
 from dynotui.core.text import visible_lines
 from dynotui.ui.query import CodeTab
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain
 
 
-class CodeScreen(ModalScreen[None]):
+class CodeScreen(Dialog[None]):
     BINDINGS = [
-        Binding("escape,q", "dismiss", "Close"),
+        Binding("escape", "dismiss", "Close"),
         Binding("c", "copy", "Copy this code"),
     ]
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, SelectionList
 from textual.widgets.selection_list import Selection
 
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.column_layout import ColumnLayout
 from dynotui.ui.widgets.safe_text import plain
 
@@ -33,7 +33,7 @@ class ColumnChoice:
         return self.fit or unfolded
 
 
-class ColumnsScreen(ModalScreen[ColumnChoice | None]):
+class ColumnsScreen(Dialog[ColumnChoice | None]):
     BINDINGS = [
         Binding("escape", "dismiss(None)", "Cancel"),
         Binding("a,ctrl+s", "apply", "Apply"),

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
 from dynotui.core.cursor import CursorError, CursorSigner
@@ -21,12 +20,13 @@ from dynotui.core.errors import InputError
 from dynotui.core.foreign import ForeignReader
 from dynotui.core.pasted import READABLE, PastedCursor, describe_pasted, open_pasted
 from dynotui.ui.query import Boundary
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain_lines
 
 PLACEHOLDER = "a dynotui token, or a cursor from elsewhere: a start key as JSON or base64, …"
 
 
-class PasteCursorScreen(ModalScreen[PastedCursor | None]):
+class PasteCursorScreen(Dialog[PastedCursor | None]):
     """Dismisses with where the pasted cursor opens; ``refused`` hears every refusal."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
@@ -78,7 +78,7 @@ class PasteCursorScreen(ModalScreen[PastedCursor | None]):
         self.dismiss(pasted)
 
 
-class InspectCursorScreen(ModalScreen[None]):
+class InspectCursorScreen(Dialog[None]):
     BINDINGS = [Binding("escape", "dismiss", "Close")]
 
     def __init__(

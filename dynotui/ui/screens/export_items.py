@@ -8,6 +8,7 @@ shows, and how to read its pages fresh), and the core writes the file
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,7 +21,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, ProgressBar, RadioButton, RadioSet, Static
 
 from dynotui.core.cancel import CancelToken
@@ -42,6 +42,7 @@ from dynotui.core.export_file import (
 from dynotui.core.figures_text import plural
 from dynotui.core.page import Page, PageSummary
 from dynotui.ui.host import Host
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 SCOPES: tuple[Scope, ...] = ("page", "stack", "query")
@@ -110,7 +111,7 @@ class ExportStep(Message):
         self.step = step
 
 
-class ExportItemsScreen(ModalScreen[ExportResult | None]):
+class ExportItemsScreen(Dialog[ExportResult | None]):
     BINDINGS = [
         Binding("escape", "stop_or_close", "Stop / close"),
         Binding("ctrl+s", "run", "Export"),
@@ -202,7 +203,7 @@ class ExportItemsScreen(ModalScreen[ExportResult | None]):
             path = checked_path(self.query_one("#export-path", Input).value, fmt)
             if path.parent == job.folder:
                 make_folder(job.folder)
-            if path.exists():
+            if os.path.lexists(path):  # a dangling link too: nothing is written through it
                 raise InputError(f"path: {path} exists; name another file (nothing is replaced)")
         except InputError as exc:
             self._refuse(str(exc))

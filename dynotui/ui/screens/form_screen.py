@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Generic, TypeVar
 
 from textual import events
-from textual.screen import ModalScreen
 from textual.widget import Widget
+
+from dynotui.ui.screens.dialog import Dialog
 
 R = TypeVar("R")
 
 
-class FormScreen(ModalScreen[R], Generic[R]):
+class FormScreen(Dialog[R], Generic[R]):
     AUTO_FOCUS = None  # nothing takes keys until the form has been drawn
 
     def __init__(self) -> None:

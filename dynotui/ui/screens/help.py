@@ -11,10 +11,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
 from dynotui.ui.actions import Action
+from dynotui.ui.screens.dialog import Dialog
 
 GRID_KEYS = (
     ("↑ ↓", "move the row cursor"),
@@ -45,8 +45,8 @@ def key_label(key: str) -> str:
     return " / ".join(names.get(k, k) for k in key.split(","))
 
 
-class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+class HelpScreen(Dialog[None]):
+    BINDINGS = [Binding("escape,question_mark", "dismiss", "Close")]
 
     def __init__(self, actions: Sequence[Action]) -> None:
         super().__init__()

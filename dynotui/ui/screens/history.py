@@ -10,12 +10,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Label
 
 from dynotui.core.errors import error_words
 from dynotui.core.history import HistoryEntry, HistoryStore
 from dynotui.ui.background import Done, Outcome, run_in_background
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 COLUMNS = ("viewed", "query", "page", "cost so far", "database", "opened")
@@ -25,8 +25,8 @@ def when(moment: float) -> str:
     return datetime.fromtimestamp(moment).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-class HistoryScreen(ModalScreen[HistoryEntry | None]):
-    BINDINGS = [Binding("escape,q,h", "dismiss(None)", "Close")]
+class HistoryScreen(Dialog[HistoryEntry | None]):
+    BINDINGS = [Binding("escape,h", "dismiss(None)", "Close")]
 
     class Read(Message):
         def __init__(self, outcome: Outcome[list[HistoryEntry]]) -> None:

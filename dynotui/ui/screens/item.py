@@ -13,18 +13,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, TextArea
 
 from dynotui.core.text import safe_json_text, visible_lines
 from dynotui.ui.background import Done, Outcome, run_in_background
 from dynotui.ui.query import Item, Query
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain
 
 
-class ItemScreen(ModalScreen[None]):
+class ItemScreen(Dialog[None]):
     BINDINGS = [
-        Binding("escape,q", "dismiss", "Close"),
+        Binding("escape", "dismiss", "Close"),
         Binding("d", "toggle_format", "Other format"),
     ]
 

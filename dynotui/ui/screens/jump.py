@@ -8,11 +8,12 @@ from collections.abc import Callable, Sequence
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label
 
+from dynotui.core.numbers import is_whole
 from dynotui.core.pager import Pager
 from dynotui.core.walk import forecast_walk, walk_text
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain_lines
 
 MAX_PAGE = 1_000_000
@@ -20,11 +21,11 @@ Forecast = Callable[[int], str]  # a page number's walk in words ("" when none i
 
 
 def page_number(text: str) -> int | None:
-    text = text.strip().replace(",", "").replace("_", "")
-    return int(text) if text.isdigit() and 1 <= int(text) <= MAX_PAGE else None
+    text = text.strip().replace(",", "")  # 1,000 as the stack writes it
+    return int(text) if is_whole(text) and 1 <= int(text) <= MAX_PAGE else None
 
 
-class JumpScreen(ModalScreen[int | None]):
+class JumpScreen(Dialog[int | None]):
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
 
     def __init__(

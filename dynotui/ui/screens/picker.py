@@ -6,14 +6,14 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 
 
-class PickerScreen(ModalScreen[str | None]):
+class PickerScreen(Dialog[str | None]):
     BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:

@@ -18,12 +18,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Resize
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Label
 
 from dynotui.core.page import PageSummary
 from dynotui.core.pager import Pager
 from dynotui.ui.query import Boundary
+from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines
 from dynotui.ui.widgets.words import JOINT, flowed
 
@@ -107,8 +107,8 @@ def ledger_rows(pager: Pager, boundary_text: Callable[[Boundary], str]) -> list[
     return rows
 
 
-class StackScreen(ModalScreen[int | None]):
-    BINDINGS = [Binding("escape,q,s", "dismiss(None)", "Close")]
+class StackScreen(Dialog[int | None]):
+    BINDINGS = [Binding("escape,s", "dismiss(None)", "Close")]
 
     def __init__(
         self, pager: Pager, boundary_text: Callable[[Boundary], str], footer: str = ""
