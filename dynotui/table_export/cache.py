@@ -283,6 +283,32 @@ def _attach(
     return record
 
 
+@contextlib.contextmanager
+def new_database(engine: Any, path: Path, alias: str) -> Iterator[Path]:
+    """A new DuckDB database attached as ``alias``, made in a private temporary folder
+    beside ``path`` (which the block may use: it is given); when the block ends without
+    error, written out, made 0600 and renamed to ``path``; otherwise removed."""
+    scratch = Path(tempfile.mkdtemp(prefix=f".{path.stem}.", suffix=".building", dir=path.parent))
+    building = scratch / path.name
+    attached = False
+    try:
+        engine.execute(f"ATTACH {quoted(building)} AS {alias}")
+        attached = True
+        yield scratch
+        engine.execute(f"CHECKPOINT {alias}")
+        engine.execute(f"DETACH {alias}")
+        attached = False
+        os.chmod(building, 0o600)
+        with open(building, "rb") as written:
+            os.fsync(written.fileno())
+        os.replace(building, path)
+    finally:
+        if attached:
+            with contextlib.suppress(Exception):
+                engine.execute(f"DETACH {alias}")
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def _build(
     engine: Any,
     folder: Path,
@@ -295,16 +321,11 @@ def _build(
     fetch: Callable[[Path], list[str]] | None,
 ) -> None:
     """Every line of the data files into a new database, checked, renamed into place."""
-    scratch = Path(tempfile.mkdtemp(prefix=f".{digest}.", suffix=".building", dir=folder))
-    building = scratch / f"{digest}{SUFFIX}"
-    attached = False
-    try:
+    with new_database(engine, path, BUILDING) as scratch:
         if fetch is not None and files:
             fetched = scratch / "data"
             fetched.mkdir(mode=0o700)
             files = fetch(fetched)
-        engine.execute(f"ATTACH {quoted(building)} AS {BUILDING}")
-        attached = True
         if files:
             engine.execute(
                 f"CREATE TABLE {BUILDING}.items AS SELECT doc, "
@@ -341,20 +362,8 @@ def _build(
             f"CREATE TABLE {BUILDING}.record AS SELECT $record AS record",
             {"record": json.dumps(record)},
         )
-        engine.execute(f"CHECKPOINT {BUILDING}")
-        engine.execute(f"DETACH {BUILDING}")
-        attached = False
-        os.chmod(building, 0o600)
-        with open(building, "rb") as written:
-            os.fsync(written.fileno())
-        os.replace(building, path)
-        for stale in folder.glob(f"{digest}-*{SUFFIX}"):  # keys of the copy replaced
-            stale.unlink(missing_ok=True)
-    finally:
-        if attached:
-            with contextlib.suppress(Exception):
-                engine.execute(f"DETACH {BUILDING}")
-        shutil.rmtree(scratch, ignore_errors=True)
+    for stale in folder.glob(f"{digest}-*{SUFFIX}"):  # the keys of the copy replaced
+        stale.unlink(missing_ok=True)
 
 
 # -- listing and clearing -----------------------------------------------------------------

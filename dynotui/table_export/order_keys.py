@@ -17,12 +17,8 @@ and this order, and it holds the rows it recorded. Otherwise it is computed agai
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,10 +27,13 @@ from dynotui.table_export.cache import (
     ATTACHED,
     SUFFIX,
     ExportCopy,
+    new_database,
     private_file,
     quoted,
     writer_lock,
 )
+
+BUILDING = "dynotui_order_building"
 
 FORMAT = 1
 
@@ -117,21 +116,14 @@ def _build(
     member: str,
     parameters: dict[str, Any],
 ) -> None:
-    scratch = Path(
-        tempfile.mkdtemp(prefix=f".{copy.record.digest}-{order}.", suffix=".building", dir=folder)
-    )
-    building = scratch / path.name
-    attached = False
-    try:
-        engine.execute(f"ATTACH {quoted(building)} AS dynotui_order_building")
-        attached = True
+    with new_database(engine, path, BUILDING):
         columns = "".join(f", {sql} AS k{i}" for i, sql in enumerate(keys))
         engine.execute(
-            f"CREATE TABLE dynotui_order_building.keys AS SELECT rowid AS r{columns} "
+            f"CREATE TABLE {BUILDING}.keys AS SELECT rowid AS r{columns} "
             f"FROM {ATTACHED}.items WHERE coalesce({member}, false)",
             parameters or None,
         )
-        counted = engine.execute("SELECT count(*) FROM dynotui_order_building.keys").fetchone()
+        counted = engine.execute(f"SELECT count(*) FROM {BUILDING}.keys").fetchone()
         record = {
             "format": FORMAT,
             "copy": copy.record.build,
@@ -139,18 +131,6 @@ def _build(
             "rows": int(counted[0]) if counted else 0,
         }
         engine.execute(
-            "CREATE TABLE dynotui_order_building.record AS SELECT $record AS record",
+            f"CREATE TABLE {BUILDING}.record AS SELECT $record AS record",
             {"record": json.dumps(record)},
         )
-        engine.execute("CHECKPOINT dynotui_order_building")
-        engine.execute("DETACH dynotui_order_building")
-        attached = False
-        os.chmod(building, 0o600)
-        with open(building, "rb") as written:
-            os.fsync(written.fileno())
-        os.replace(building, path)
-    finally:
-        if attached:
-            with contextlib.suppress(Exception):
-                engine.execute("DETACH dynotui_order_building")
-        shutil.rmtree(scratch, ignore_errors=True)
