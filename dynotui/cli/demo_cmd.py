@@ -204,7 +204,9 @@ def _seed_here(home: Any, target: Any, scratch: Any) -> DynamoDBLocal:
     print("Building the demo database once (later runs copy it):", file=sys.stderr)
     server = start_with_progress(preload_ui, home=home, db_dir=scratch, quick_start=True)
     try:
-        with Step(f"  Seeding {TABLE} and {SHOP_TABLE}") as seeding:
+        # Short enough for 80 columns with its bar, count and seconds (a longer line
+        # wraps, and each redraw would leave its first part behind).
+        with Step("  Seeding demo tables") as seeding:
 
             def progress(done: int, total: int) -> None:
                 seeding.update(f"{bar(done, total)} {done:,}/{total:,} items")
