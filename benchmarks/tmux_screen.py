@@ -122,6 +122,40 @@ class TmuxApp:
             self._wait_output(min(IDLE_READ, deadline - time.perf_counter()))
         raise TimeoutError(f"not on screen after {timeout} s:\n{last}")
 
+    def cpu_seconds(self, alone: bool = False) -> float:
+        """CPU seconds (user + system) the pane's processes have used so far: the app, and
+        any child it forked (its threads and waited-for children included); ``alone``:
+        the app's own process only (its threads, not its children)."""
+        pane = subprocess.run(
+            ["tmux", "display-message", "-p", "-t", self.name, "#{pane_pid}"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        if not pane.isdigit():
+            return 0.0
+        parents: dict[int, int] = {}
+        used: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            # After the name: state, ppid, ... utime (14th field), stime, cutime, cstime.
+            parents[int(entry)] = int(fields[1])
+            used[int(entry)] = sum(int(f) for f in fields[11 : 13 if alone else 15])
+        if alone:  # the pane's shell runs the app as its child
+            apps = [pid for pid, parent in parents.items() if parent == int(pane)]
+            return sum(used[pid] for pid in apps) / os.sysconf("SC_CLK_TCK")
+        tree, grown = {int(pane)}, True
+        while grown:
+            found = {pid for pid, parent in parents.items() if parent in tree} - tree
+            grown = bool(found)
+            tree |= found
+        return sum(used.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+
     def keys(self, *keys: str) -> None:
         subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
 

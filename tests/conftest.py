@@ -48,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["XDG_DATA_HOME"] = str(root / "data")
     os.environ["XDG_STATE_HOME"] = str(root / "state")
     os.environ["DYNOTUI_CONFIG"] = str(root / "config" / "dynotui" / "config.toml")
+    os.environ["DYNOTUI_EXPORT_CACHE"] = str(root / "export-copies")  # exports read once
     # The `python -m dynotui` processes tests start read dynotui's bytecode as an installed
     # app's, written once into the run's own folder: where PYTHONDONTWRITEBYTECODE is set
     # (as in CI's image) each compiled the modules it imports from source, 0.1 CPU-s for a

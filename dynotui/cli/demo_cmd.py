@@ -170,12 +170,18 @@ def _own_demo(
     reseed: bool,
     then: Callable[[Any, ConnectionOptions, DynamoDBLocal], int],
 ) -> int:
-    """The demo's own DynamoDB Local on a copy of the cached database: ``then`` runs with
-    its client while it serves, and it stops after."""
+    """The demo's own DynamoDB Local on a copy of the cached database (or, the first
+    time, on a database it seeds and then keeps in the cache): ``then`` runs with its
+    client while it serves, and it stops after."""
     home = home_with_progress()
-    db = _demo_db(home, reseed)
-    # While the JVM starts, load the UI: the two take about as long as each other.
-    server = start_with_progress(preload_ui, home=home, db_file=db, quick_start=True)
+    target = demo_cache.cached_db(home)
+    scratch = None
+    if target.is_file() and not reseed:
+        # While the JVM starts, load the UI: the two take about as long as each other.
+        server = start_with_progress(preload_ui, home=home, db_file=target, quick_start=True)
+    else:
+        scratch = demo_cache.scratch_folder()
+        server = _seed_here(home, target, scratch)
     try:
         local = ConnectionOptions(
             endpoint_url=server.endpoint_url,
@@ -187,29 +193,34 @@ def _own_demo(
         return then(make_client(local), local, server)
     finally:
         server.stop()
+        if scratch is not None:
+            demo_cache.remove_scratch(scratch)
 
 
-def _demo_db(home: Any, reseed: bool) -> Any:
-    target = demo_cache.cached_db(home)
-    if target.is_file() and not reseed:
-        return target
+def _seed_here(home: Any, target: Any, scratch: Any) -> DynamoDBLocal:
+    """The first run: the demo's own server seeds its database (one JVM started, not one
+    to seed and another to serve), which is then kept in the cache by SQLite's online
+    backup for the later runs to copy."""
     print("Building the demo database once (later runs copy it):", file=sys.stderr)
-    with Step("  Starting a DynamoDB Local to seed") as starting:
-        seeding: list[Step] = []
+    server = start_with_progress(preload_ui, home=home, db_dir=scratch, quick_start=True)
+    try:
+        # Short enough for 80 columns with its bar, count and seconds (a longer line
+        # wraps, and each redraw would leave its first part behind).
+        with Step("  Seeding demo tables") as seeding:
 
-        def started(_: DynamoDBLocal) -> None:
-            starting.finish("  Started a DynamoDB Local to seed")
-            seeding.append(Step(f"  Seeding {TABLE} and {SHOP_TABLE}").__enter__())
+            def progress(done: int, total: int) -> None:
+                seeding.update(f"{bar(done, total)} {done:,}/{total:,} items")
 
-        def progress(done: int, total: int) -> None:
-            seeding[-1].update(f"{bar(done, total)} {done:,}/{total:,} items")
-
-        try:
-            db, _ = demo_cache.ensure(home, reseed=reseed, started=started, progress=progress)
-        finally:
-            for step in seeding:
-                step.finish(f"  Seeded {TABLE} and {SHOP_TABLE}")
-    return db
+            seed_demo(server.client(), progress=progress)
+            seeding.finish(f"  Seeded {TABLE} and {SHOP_TABLE}")
+        with Step("  Keeping the demo database in your cache") as keeping:
+            demo_cache.keep(scratch, target)
+            keeping.finish(f"  Kept the demo database in {target}")
+    except BaseException:
+        server.stop()
+        demo_cache.remove_scratch(scratch)
+        raise
+    return server
 
 
 def _show(

@@ -43,6 +43,10 @@ COMMANDS = {
         "dynotui.cli.count_cmd",
         "count a Query's or Scan's matches (Select: COUNT), with forecast and cost",
     ),
+    "exports": (
+        "dynotui.cli.exports_cmd",
+        "list or clear the copies of table exports kept in the cache (read once, then reused)",
+    ),
     "what-if": (
         "dynotui.cli.what_if_cmd",
         "estimate what an index you have not made would cost and save for a query",

@@ -37,6 +37,12 @@ def add_export_options(parser: argparse.ArgumentParser, *, counting: bool = Fals
         help="the table's keys as pk:S,sk:N (and an index's as NAME=pk:S,sk:S, repeated) "
         "when DescribeTable on the live table should not be asked, or cannot answer",
     )
+    group.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read the export's data files every time instead of its copy in the cache "
+        "(the first read of an export keeps one: see dynotui exports)",
+    )
     if counting:
         group.add_argument(
             "--code",
@@ -63,6 +69,7 @@ def refuse_export_flags(args: argparse.Namespace) -> None:
             ("--key-schema", args.key_schema),
             ("--partitions", getattr(args, "partitions", None)),
             ("--code athena", "athena" if getattr(args, "code", None) == "athena" else None),
+            ("--no-cache", True if args.no_cache else None),
         )
         if value is not None
     ]
@@ -113,10 +120,42 @@ def export_schema(
     return as_exported(schema, opened.export.item_count, opened.export.export_time)
 
 
+class CopyProgress:
+    """What making an export's copy says on stderr: on a terminal, the download of an
+    export on S3 redrawn in place; then where the copy is kept and its size."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stderr
+        self.live = self.out.isatty()
+
+    def fetched(self, done: int, total: int, files: int, count: int) -> None:
+        if not self.live:
+            return
+        line = (
+            f"dynotui: downloading the export once: {files}/{count} files, "
+            f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB"
+        )
+        # Left with the cursor at its start, so whatever comes next is written over it.
+        self.out.write("\r\x1b[2K" + ("" if files == count else line + "\r"))
+        self.out.flush()
+
+    def said(self, text: str) -> None:
+        self.out.write(f"dynotui: {visible(text)}\n")
+        self.out.flush()
+
+
 def open_export(args: argparse.Namespace) -> Any:
     from dynotui.table_export.reading import OpenExport
 
-    opened = OpenExport(args.from_export, profile=args.profile, region=args.region)
+    progress = CopyProgress()
+    opened = OpenExport(
+        args.from_export,
+        profile=args.profile,
+        region=args.region,
+        cache=not args.no_cache,
+        said=progress.said,
+        fetched=progress.fetched,
+    )
     _table_name(args, opened.export.table_name)
     return opened
 

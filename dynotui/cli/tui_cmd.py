@@ -262,5 +262,10 @@ def run_export(args: argparse.Namespace) -> int:
         form = form_from_args(args).with_(scan=args.scan or not args.partition_value)
         if form.order not in {order.name for order in schema.orders}:
             raise InputError(f"--index-name {form.order!r} is not an index of the key schema")
+        if opened.export.files:
+            # The copy is made (or checked) here, where what it says is seen on the
+            # terminal: the app's every query, count and partition list then read it.
+            opened.lines()
+            opened.say_now()
         preload_ui()
         return open_export_app(opened, schema, form, mouse=wants_mouse(args))

@@ -48,6 +48,43 @@ def _scratch() -> str | None:
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
+def scratch_folder() -> Path:
+    """A private folder for a database being seeded (on tmpfs where there is one)."""
+    return Path(tempfile.mkdtemp(prefix="dynotui-seed-", dir=_scratch()))
+
+
+def remove_scratch(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def keep(scratch: Path, target: Path) -> Path:
+    """The database DynamoDB Local seeded in ``scratch``, stored at ``target`` while that
+    server still runs: SQLite's online backup reads a consistent copy (the demo writes
+    nothing after seeding), written beside the target and renamed into place."""
+    import sqlite3
+
+    with _locked(target):
+        staged = target.with_name(f".{target.name}.{os.getpid()}")
+        staged.unlink(missing_ok=True)  # left by an earlier run of this pid: not a start
+        try:
+            source = sqlite3.connect(f"file:{scratch / DB_FILE_NAME}?mode=ro", uri=True)
+            try:
+                copy = sqlite3.connect(staged)
+                try:
+                    source.backup(copy)
+                finally:
+                    copy.close()
+            finally:
+                source.close()
+            with open(staged, "rb") as written:
+                os.fsync(written.fileno())
+            os.replace(staged, target)
+        except BaseException:
+            staged.unlink(missing_ok=True)
+            raise
+    return target
+
+
 def build(
     home: Path,
     target: Path,

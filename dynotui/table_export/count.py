@@ -15,7 +15,7 @@ from dynotui.dynamodb.spec import QuerySpec
 from dynotui.table_export.manifest import Export
 from dynotui.table_export.predicate import Params, pointer
 from dynotui.table_export.query import where
-from dynotui.table_export.reading import ITEM, LINES, OpenExport
+from dynotui.table_export.reading import OpenExport
 
 
 def _now() -> datetime:
@@ -67,9 +67,11 @@ def count_export(
     params = Params()
     predicate = where(spec, schema, params)
     if opened.export.files:
+        relation = opened.lines()
+        item = opened.item
         sql = (
-            "SELECT count(*), count(*) FILTER (WHERE " + ITEM + "), "
-            f"count(*) FILTER (WHERE {ITEM} AND {predicate}) FROM {LINES}"
+            f"SELECT count(*), count(*) FILTER (WHERE {item}), "
+            f"count(*) FILTER (WHERE {item} AND {predicate}) FROM {relation}"
         )
         ((lines, items, matched),) = opened.query(sql, params.values)
     else:
@@ -125,10 +127,11 @@ def partition_sizes(
     predicate = where(spec, schema, params, key_condition=False)
     order = schema.order(spec.index)
     key = params.bind(pointer([order.partition_key.name]))
+    relation = opened.lines() if opened.export.files else ""
     grouped = (
         f"SELECT CAST(json_extract(doc, {key}) AS VARCHAR) AS k, count(*) AS items, "
-        f"sum(strlen(CAST(doc AS VARCHAR))) AS bytes FROM {LINES} "
-        f"WHERE {ITEM} AND {predicate} GROUP BY k"
+        f"sum(strlen(CAST(doc AS VARCHAR))) AS bytes FROM {relation} "
+        f"WHERE {opened.item} AND {predicate} GROUP BY k"
     )
     sql = (
         f"WITH g AS ({grouped}) SELECT k, items, bytes, count(*) OVER (), "

@@ -1,5 +1,9 @@
 """An export opened for reading: its manifests checked, its data files as one DuckDB
-relation of lines (``doc``), and how many bytes reading them costs."""
+relation of lines (``doc``), and how many bytes reading them costs.
+
+The lines are read from the export's copy in the cache when there is one (made by the
+first read that needs them: ``cache.py``), else from the data files themselves
+(``cache=False``, ``--no-cache``)."""
 
 from __future__ import annotations
 
@@ -8,10 +12,14 @@ import hashlib
 import os
 import re
 import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from dynotui.core.bounded_file import Unreadable, open_checked
 from dynotui.core.errors import InputError, ServiceError
+from dynotui.table_export.cache import ExportCopy, open_copy
+from dynotui.table_export.download import Fetched
 from dynotui.table_export.engine import Engine, resolve_s3_access
 from dynotui.table_export.manifest import (
     MAX_MANIFEST_BYTES,
@@ -88,8 +96,22 @@ class OpenExport:
         profile: str | None = None,
         region: str | None = None,
         engine: Engine | None = None,
+        cache: bool = True,
+        cache_folder: Path | None = None,
+        said: Callable[[str], None] | None = None,
+        fetched: Fetched | None = None,
     ) -> None:
         self.location: Location = parse_location(text)
+        self.cache = cache
+        self.cache_folder = cache_folder
+        # Told where a new copy is kept and its size, once the reading has ended well
+        # (say_now: at once): a refusal after the copy is made stays one line.
+        self.said = said
+        self._unsaid: str | None = None
+        self.fetched = fetched  # told how much of an export on S3 is downloaded
+        self.profile, self.region = profile, region
+        self.copy: ExportCopy | None = None
+        self._manifests: dict[str, str] = {}
         self.engine = engine or Engine()
         # One DuckDB connection: sources that share it (two orders compared) and a count
         # take turns, whatever thread reads.
@@ -117,6 +139,11 @@ class OpenExport:
             inside(file.url, self.location.root)
 
     def _read(self, url: str) -> str:
+        text = self._read_manifest(url)
+        self._manifests[url] = text  # the copy's identity holds the manifests' digest
+        return text
+
+    def _read_manifest(self, url: str) -> str:
         if not self.location.s3:
             return read_local(url, self.location.root)
         try:
@@ -138,10 +165,55 @@ class OpenExport:
         return str(row[0])
 
     def parameters(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        if self.copy is not None:
+            return dict(extra or {})
         return {**(extra or {}), "files": self.export.urls}
+
+    def lines(self) -> str:
+        """SQL of every line of the export (``doc``, and ``filename``: the data file it
+        is in): its copy in the cache, made now if there is none, or the data files."""
+        if not self.cache:
+            return LINES_WITH_FILE
+        with self.lock:
+            if self.copy is None:
+                self.copy = self._open_copy()
+                if self.copy.built:
+                    self._unsaid = self.copy.said()
+        return self.copy.lines
+
+    @property
+    def item(self) -> str:
+        """SQL testing that a line of ``lines()`` is an item: a copy holds only items."""
+        return "true" if self.copy is not None else ITEM
+
+    def _open_copy(self) -> ExportCopy:
+        try:
+            return open_copy(
+                self.engine,
+                self.export,
+                self._manifests,
+                LINES_WITH_FILE,
+                self.export.urls,
+                fetch=self._download if self.location.s3 else None,
+                # Downloaded files are checked as they are fetched (download.py).
+                before_build=None if self.location.s3 else self.check_files,
+                folder=self.cache_folder,
+            )
+        except InputError:
+            raise
+        except Exception as exc:
+            raise duckdb_error(exc, "the export's data") from None
+
+    def _download(self, folder: Path) -> list[str]:
+        from dynotui.table_export.download import download, s3_client
+
+        client = s3_client(self.profile, self.region)
+        return download(self.export, folder, client, self.fetched)
 
     def data_bytes(self) -> int:
         """What reading every data file reads: their sizes as stored (gzip)."""
+        if self.copy is not None:
+            return self.copy.record.data_bytes
         if not self.export.files:
             return 0
         if not self.location.s3:
@@ -159,7 +231,8 @@ class OpenExport:
         """``sql`` over the export's lines (``LINES``), once each data file's MD5 is the
         manifest's."""
         with self.lock:
-            self.check_files()
+            if self.copy is None:  # a copy was made of files whose MD5s were checked
+                self.check_files()
             try:
                 return list(self.engine.execute(sql, self.parameters(parameters)).fetchall())
             except Exception as exc:
@@ -207,11 +280,21 @@ class OpenExport:
                 f"its manifests list {listed:,} items: an incomplete or altered export"
             )
 
+    def say_now(self) -> None:
+        """Say where a copy made by this reading is kept (once)."""
+        text, self._unsaid = self._unsaid, None
+        if text is not None and self.said is not None:
+            self.said(text)
+
     def close(self) -> None:
         self.engine.close()
 
     def __enter__(self) -> OpenExport:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        try:
+            if kind is None:
+                self.say_now()
+        finally:
+            self.close()

@@ -24,15 +24,17 @@ from dynotui.core.advisor import NoAdvice
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError
 from dynotui.core.page import EndedBy, HasNext, Page
-from dynotui.dynamodb.condition import canonical
+from dynotui.dynamodb.condition import canonical, conjuncts
 from dynotui.dynamodb.dynamo_json import MAX_NESTING, Item, from_wire, to_wire
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.source import start_key_from_json
 from dynotui.dynamodb.spec import QuerySpec
-from dynotui.table_export.key_check import check_items, problem_sql
+from dynotui.table_export.cache import ATTACHED as COPY
+from dynotui.table_export.key_check import check_items, key_attributes, problem_sql
+from dynotui.table_export.order_keys import open_order, order_digest
 from dynotui.table_export.predicate import Params, pointer
-from dynotui.table_export.query import where
-from dynotui.table_export.reading import ITEM, LINES_WITH_FILE, OpenExport
+from dynotui.table_export.query import membership, where
+from dynotui.table_export.reading import ITEM, OpenExport
 
 _tables = iter(range(1, 1 << 62))
 _tables_lock = threading.Lock()
@@ -119,6 +121,7 @@ class ExportSource:
         self.key_names = schema.cursor_key_names(spec.index)
         self.key_types = [schema.attribute_type(name) or "S" for name in self.key_names]
         self.table: str | None = None
+        self.by_row = False  # the table holds rows of the export's copy, not its items
         self.projected = self._projected()
 
     def _projected(self) -> Callable[[str], bool]:
@@ -211,10 +214,37 @@ class ExportSource:
             return 0, 0
         with _tables_lock:
             name = f"export_query_{next(_tables)}"
-        keys = self._key_sql(self.params)
+        relation = self.opened.lines() if self.opened.export.files else ""
+        if self.opened.copy is not None:
+            # Every line of a copy is an item, counted when it was made; the order's keys
+            # are kept beside it: a Query reads its partition's rows alone.
+            keys_of = self._order_keys()
+            params = Params(dict(self.params.values))
+            within = self._partition_bound(params)
+            names = ", ".join(f"o.k{i}" for i in range(len(self.key_names)))
+            # The matches' keys and rows, no item: a page's items are fetched by row
+            # (_seek); with no condition (a Scan, no filter) no item is read at all.
+            matched = (
+                ""
+                if self.predicate == "true"
+                else f" JOIN {COPY}.items i ON i.rowid = o.r "
+                f"WHERE coalesce({self.predicate}, false)"
+            )
+            self.opened.query(
+                f"CREATE TEMP TABLE {name} AS SELECT {names}, o.r "
+                f"FROM (SELECT * FROM {keys_of}.keys{within}) o{matched}",
+                params.values,
+            )
+            self.by_row = True
+            items = self.opened.copy.record.items
+            self.opened.check_lines(items, items)
+            self.table = name
+            return items, self.opened.data_bytes()
+        params = Params(dict(self.params.values))
+        keys = self._key_sql(params)
         columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys))
         names = ", ".join(f"k{i}" for i in range(len(keys)))
-        problem = problem_sql(self.schema, self.params)
+        problem = problem_sql(self.schema, params)
         try:
             if self.opened.export.files:
                 # Each item's disagreement with the key schema (NULL: none), and its file.
@@ -223,8 +253,8 @@ class ExportSource:
                     "CASE WHEN problem IS NOT NULL THEN filename END AS file FROM ("
                     f"SELECT {ITEM} AS is_item, coalesce({ITEM} AND {self.predicate}, false) "
                     f"AS keep, {columns}, doc, CASE WHEN {ITEM} THEN {problem} END AS problem, "
-                    f"filename FROM {LINES_WITH_FILE})",
-                    self.params.values,
+                    f"filename FROM {relation})",
+                    params.values,
                 )
                 counts = self.opened.engine.execute(
                     f"SELECT count(*), count(*) FILTER (WHERE is_item) FROM {name}"
@@ -239,10 +269,7 @@ class ExportSource:
                 )
                 lines = items = 0
             self.opened.check_lines(lines, items)
-            table_keys = [
-                f"k{i}" for i, n in enumerate(self.key_names) if n in self.schema.table_key_names
-            ]
-            check_items(self.opened.engine, name, table_keys)
+            check_items(self.opened.engine, name, self._table_key_columns())
             self.opened.engine.execute(f"DELETE FROM {name} WHERE NOT keep")
         except BaseException:
             # Refused or stopped: nothing of it is kept (the next read starts again).
@@ -250,6 +277,75 @@ class ExportSource:
             raise
         self.table = name
         return items, self.opened.data_bytes()
+
+    def _table_key_columns(self) -> list[str]:
+        return [f"k{i}" for i, n in enumerate(self.key_names) if n in self.schema.table_key_names]
+
+    def _order_keys(self) -> str:
+        """The schema of this order's keys kept beside the copy (order_keys.py); the
+        copy's items are checked against the key schema before they are first kept."""
+        assert self.opened.copy is not None
+        params = Params()
+        member = membership(self.order, params)
+        keys = self._key_sql(params)
+        shape = [self.order.kind] + [
+            f"{key.name}:{key.type}"
+            for key in (self.order.partition_key, self.order.sort_key)
+            if key is not None
+        ]
+        # The check is the whole key schema's: keys kept under another schema are not these.
+        checked = [f"{key.name}:{key.type}:{index}" for key, index in key_attributes(self.schema)]
+        digest = order_digest(list(self.key_names), self.key_types, json.dumps([shape, checked]))
+        return open_order(
+            self.opened.engine,
+            self.opened.copy,
+            digest,
+            keys,
+            member,
+            params.values,
+            check=self._check_copy,
+        )
+
+    def _check_copy(self) -> None:
+        """Every item of the copy against the key schema (``key_check.py``), as a read of
+        the data files checks them; refused by name, and then no keys are kept."""
+        assert self.opened.copy is not None
+        with _tables_lock:
+            name = f"export_check_{next(_tables)}"
+        params = Params()
+        problem = problem_sql(self.schema, params)
+        keys = self._key_sql(params)
+        columns = "".join(f", {sql} AS k{i}" for i, sql in enumerate(keys))
+        names = "".join(f", k{i}" for i in range(len(keys)))
+        try:
+            self.opened.query(
+                f"CREATE TEMP TABLE {name} AS SELECT true AS is_item, doc, problem, "
+                f"CASE WHEN problem IS NOT NULL THEN filename END AS file{names} "
+                f"FROM (SELECT doc, filename, {problem} AS problem{columns} "
+                f"FROM {self.opened.copy.lines})",
+                params.values,
+            )
+            check_items(self.opened.engine, name, self._table_key_columns())
+        finally:
+            self.opened.engine.execute(f"DROP TABLE IF EXISTS {name}")
+
+    def _partition_bound(self, params: Params) -> str:
+        """`` WHERE k0 = VALUE`` for a Query (its key condition's partition key value,
+        which every Query has), else nothing: a Scan reads the whole order."""
+        if self.spec.scan:
+            return ""
+        key_tree, _ = self.spec.trees()
+        name = self.order.partition_key.name
+        for node in conjuncts(key_tree):
+            if node[0] != "compare" or node[1] != "=":
+                continue
+            for path, value in ((node[2], node[3]), (node[3], node[2])):
+                if path == ["path", [name]] and value[0] == "value":
+                    kind = self.key_types[0]
+                    text = value[1].get(kind)
+                    if isinstance(text, str):
+                        return f" WHERE k0 = {_comparable(kind, params.bind(text))}"
+        return ""
 
     def _seek(self, start_key: Item | None) -> list[Any]:
         forward = self.spec.forward or self.spec.scan
@@ -271,11 +367,23 @@ class ExportSource:
                 ors.append("(" + " AND ".join([*equal, f"k{i} {beyond} {bound}"]) + ")")
             condition = "(" + " OR ".join(ors) + ")"
         ordering = ", ".join(f"k{i} {direction}" for i in range(len(self.key_names)))
+        shown = "r" if self.by_row else "CAST(doc AS VARCHAR)"
         sql = (
-            f"SELECT CAST(doc AS VARCHAR) FROM {self.table} WHERE {condition} "
+            f"SELECT {shown} FROM {self.table} WHERE {condition} "
             f"ORDER BY {ordering} LIMIT {int(self.spec.page_size) + 1}"
         )
-        return list(self.opened.engine.execute(sql, params.values or None).fetchall())
+        rows = list(self.opened.engine.execute(sql, params.values or None).fetchall())
+        if not self.by_row or not rows:
+            return rows
+        wanted = [int(r) for (r,) in rows]
+        found = dict(
+            self.opened.engine.execute(
+                f"SELECT rowid, CAST(doc AS VARCHAR) FROM {COPY}.items "
+                "WHERE rowid IN (SELECT unnest($rows))",
+                {"rows": wanted},
+            ).fetchall()
+        )
+        return [(found[r],) for r in wanted]
 
     def _item(self, doc: str) -> Item:
         try:

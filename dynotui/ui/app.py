@@ -155,8 +155,9 @@ class PagerApp(App[None]):
 
     @property
     def all_views(self) -> list[PagerView]:
-        """Every pager, the compare side too, shown or not."""
-        return [self.main_screen.main_view, self.main_screen.right_view]
+        """Every pager, the compare side too, shown or not (once it has been mounted)."""
+        screen = self.main_screen
+        return [screen.main_view, *([screen.right_view] if screen.right_mounted else [])]
 
     def shown(self, view: PagerView) -> Shown:
         """``view``'s query and stack, as the adapter is given them."""
@@ -244,9 +245,12 @@ class PagerApp(App[None]):
 
     def compare(self, query: object) -> None:
         """``query`` on the compare view's right side; the left keeps what it shows."""
+        self.call_later(self._compare, query)
+
+    async def _compare(self, query: object) -> None:
         screen = self.main_screen
         if not screen.comparing:
-            self.action_compare()
+            await self.action_compare()
         if screen.comparing:
             screen.right_view.start(NewStack(cast(Query, query)))  # the adapter's own
 
@@ -483,7 +487,7 @@ class PagerApp(App[None]):
         """The rows of one entity kept in view (client-side), the next each time."""
         self.active_view.filter_entity()
 
-    def action_compare(self) -> None:
+    async def action_compare(self) -> None:
         screen = self.main_screen
         main = screen.main_view
         if screen.comparing:
@@ -491,6 +495,7 @@ class PagerApp(App[None]):
         if main.state is None:
             notify(self, "Open a query first; the compare view starts from it.", severity="warning")
             return
+        await screen.mount_right()
         right = screen.right_view
         if right.client is None:
             right.use_client(self.adapter.client("compare"))

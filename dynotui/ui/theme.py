@@ -10,7 +10,6 @@ from textual.app import App
 from textual.theme import Theme
 
 from dynotui.core import config
-from dynotui.core.config_write import remember
 from dynotui.core.errors import InputError
 from dynotui.ui.host import Severity
 
@@ -50,6 +49,8 @@ class ThemeKeeper:
         if theme.name == self.kept:
             return
         try:
+            from dynotui.core.config_write import remember  # tomlkit: when a theme is kept
+
             path = remember(TABLE, KEY, theme.name)
         except InputError as exc:
             self.say(f"Theme {theme.name} for now, not kept: {exc}", "warning")

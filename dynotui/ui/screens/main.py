@@ -79,7 +79,9 @@ class MainScreen(Screen[None]):
         self.ready = ready
         self.comparing = False
         self.active_id = "main-view"
-        # Made here, not in compose: they stay readable after the app has exited.
+        # Made here, not in compose: they stay readable after the app has exited. The
+        # right side is mounted when the compare view first opens (mount_right): the
+        # first frame composes what the first rows need.
         self._main_view = PagerView(session, client, events, host=host, id="main-view")
         self._right_view = PagerView(
             session, None, events, host=host, id="right", classes="compare-side"
@@ -91,8 +93,16 @@ class MainScreen(Screen[None]):
         yield CompareLine("", id="compare-line")
         with Container(id="panes"):
             yield self._main_view
-            yield self._right_view
         yield KeyFooter(FOOTER_IMPORTANCE)
+
+    @property
+    def right_mounted(self) -> bool:
+        return self._right_view.is_mounted
+
+    async def mount_right(self) -> None:
+        """The compare side, mounted the first time it is wanted."""
+        if not self._right_view.is_attached:
+            await self.query_one("#panes", Container).mount(self._right_view)
 
     def on_mount(self) -> None:
         self.ready()

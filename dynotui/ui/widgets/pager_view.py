@@ -130,8 +130,7 @@ class PagerView(Horizontal):
             yield TextStatic("", id="query-line")
             yield StatusLine(id="status-line")
             yield Results(id="results")
-            yield SegmentMap(compact=True, id="segment-line")
-            yield CostStrip("", id="cost-strip")
+            yield CostStrip("", id="cost-strip")  # a Scan's segment line, when one is shown
         yield CostSidebar(id="sidebar")
 
     # -- what the reader holds, as the app and the screens read it ---------------------------
@@ -377,8 +376,13 @@ class PagerView(Horizontal):
         )
         self._draw_entity_costs(state, summary)
         figures = state.segments.read.figures() if state.segments is not None else None
-        for segment_map in self.query(SegmentMap):
+        lines = list(self.query("#segment-line").results(SegmentMap))
+        if not lines and figures:
+            lines = [SegmentMap(compact=True, id="segment-line")]
+            self.query_one(".results-pane", Vertical).mount(lines[0], before="#cost-strip")
+        for segment_map in lines:
             segment_map.show_segments(figures, state.segment)
+        self.query_one(CostSidebar).show_segments(figures, state.segment)
 
     def _draw_entity_costs(self, state: ViewState, summary: Any) -> None:
         """The page's read units split by entity, by what each row weighs (its bytes)."""

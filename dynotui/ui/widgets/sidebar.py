@@ -298,9 +298,8 @@ class CostSidebar(VerticalScroll):
     shared_scale: tuple[float, float] | None = None
 
     def compose(self) -> ComposeResult:
-        yield SegmentMap(id="segment-map")  # a parallel Scan's segments (shown by the view)
+        # A parallel Scan's segments and the costs by entity are mounted when first shown.
         yield TextStatic("No page read yet.", id="page-cost")
-        yield TextStatic("", id="entity-cost")
         yield TextStatic("", id="query-cost")
         yield TextStatic("Cost per page", id="spark-label")
         yield ScaledSparkline([], id="capacity-spark")
@@ -369,9 +368,24 @@ class CostSidebar(VerticalScroll):
                 advice.append("• " + visible(finding.text) + "\n")
         self.query_one("#advice", TextStatic).show(advice)
 
+    def show_segments(self, figures: Any, selected: int | None) -> None:
+        """A parallel Scan's segments (``SegmentMap.show_segments``), above the page."""
+        found = list(self.query(SegmentMap))
+        if not found and figures:
+            found = [SegmentMap(id="segment-map")]
+            self.mount(found[0], before="#page-cost")
+        for segment_map in found:
+            segment_map.show_segments(figures, selected)
+
     def show_entities(self, split: Sequence[tuple[str, int, float]], cost: Cost | None) -> None:
         """The page's read units by entity, each entity's share of the page's bytes."""
-        block = self.query_one("#entity-cost", TextStatic)
+        blocks = list(self.query("#entity-cost").results(TextStatic))
+        if not blocks and split:
+            blocks = [TextStatic("", id="entity-cost")]
+            self.mount(blocks[0], before="#query-cost")
+        if not blocks:
+            return
+        block = blocks[0]
         block.display = bool(split)
         if split:
             block.show(entity_text(split, cost, self._width()))
