@@ -10,6 +10,7 @@ view's reading (when to read ahead, jumps, held n, Esc) in ``test_view_reader.py
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 from collections.abc import Callable
@@ -19,10 +20,12 @@ from typing import Any
 import pytest
 from faultproxy import FaultProxy
 from helpers import responses, run_in_process, until
+from rich.console import Console
 from terminal import Terminal
 from uihelpers import expected_rows, grid_rows, make_app, text_of
 from uihelpers import until as app_until
 
+from dynotui.core.pager import Pager
 from dynotui.dynamodb.memory import MemoryDynamoDB
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local.tables import create_table, table_definition, write_items
@@ -110,6 +113,60 @@ async def test_reading_ahead_waits_for_the_frame_that_shows_the_page(
         await settle(pilot)
     asked = events.index("read ahead past page 2")
     assert "frame with page 2" in events[:asked]
+
+
+def frame_text(renderable: Any) -> str:
+    """The text a frame handed to the terminal writes (its cursor moves left out)."""
+    console = Console(file=io.StringIO(), width=120, height=35, color_system=None)
+    return "".join(segment.text for segment in console.render(renderable) if not segment.control)
+
+
+async def test_reading_ahead_on_a_querys_first_page_waits_for_a_frame_showing_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a query's first page too, page 2 is asked for only once frames showing page 1's
+    rows have been drawn: the frames' own text, not the view's state, says what was shown.
+    (Textual's call_after_refresh ran the request at once when the screen had nothing
+    dirty yet: the grid's repaint reaches the screen a message later.)"""
+    client = MemoryDynamoDB()
+    client.create_table(**table_definition(MEMORY, ("k", "S"), ("s", "S")))
+    client.put(MEMORY, [{"k": "p", "s": f"item {i:02d}"} for i in range(12)])
+    first = truth(client, MEMORY)[0]["Items"]
+    rows = [item["s"]["S"] for item in first]  # page 1's rows, from a plain query
+    client.calls.clear()
+    answer = threading.Event()
+
+    def over_the_network(operation: str, params: dict[str, Any]) -> None:
+        if operation == "Query" and "ExclusiveStartKey" not in params:
+            answer.wait(60)  # page 1 arrives once the screen is drawn, as over a network
+
+    client.before = over_the_network
+    events: list[str] = []
+    app = make_app(
+        client, QueryForm(partition_value="p", page_size="5"), table=MEMORY, read_ahead=1
+    )
+    display = app._display
+
+    def drawn(screen: Any, renderable: Any) -> None:
+        if renderable is not None:
+            events.append(frame_text(renderable))
+        display(screen, renderable)
+
+    start = Pager.start_reading_ahead
+
+    def asked(pager: Pager, pages: int, each: Any = None) -> Any:
+        events.append(f"read ahead past page {pager.number}")
+        return start(pager, pages, each)
+
+    monkeypatch.setattr(Pager, "start_reading_ahead", asked)
+    app._display = drawn  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 35)) as pilot:
+        await app_until(pilot, lambda: len(events) > 3)  # the screen drawn, no rows yet
+        answer.set()
+        await app_until(pilot, lambda: queries(client) == 2)  # page 2 read ahead
+        await settle(pilot)
+    before = "".join(events[: events.index("read ahead past page 1")])
+    assert [row for row in rows if row not in before] == [], "drawn before page 2 was asked"
 
 
 # -- in the app ------------------------------------------------------------------------

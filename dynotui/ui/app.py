@@ -309,7 +309,7 @@ class PagerApp(App[None]):
             # history's thread, beside this one) would otherwise hold that frame back.
             describe = partial(self.adapter.history_query, query)
             self.history.page_shown_later(state.pager, page, describe)
-            self.call_after_refresh(self.history.record_shown)
+            view.after_page_drawn(self.history.record_shown)
 
     def costs_changed(self) -> None:
         self.refresh_costs()

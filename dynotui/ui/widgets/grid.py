@@ -17,7 +17,7 @@ is parsed as markup.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -129,6 +129,8 @@ class Grid(ScrollView, can_focus=True):
         self._fitted: dict[int, list[str]] = {}  # rows drawn so far, cut to their widths
         self._styles: tuple[Style, Style, Style, Style] | None = None
         self._header: list[str] | None = None
+        self._rows_drawn = True  # a frame has drawn the rows held now
+        self._after_drawn: list[Callable[[], object]] = []  # work waiting for that frame
 
     # -- content ---------------------------------------------------------------------------
 
@@ -166,6 +168,7 @@ class Grid(ScrollView, can_focus=True):
             self.scroll_to(y=0, animate=False)
         # Only the lines that held or hold a row: a short page leaves the rest alone.
         self.refresh(Region(0, 0, self.size.width, min(drawn, self.size.height)))
+        self._rows_drawn = False
 
     def _fit_row(self, row: Sequence[str]) -> list[str]:
         return [
@@ -258,6 +261,29 @@ class Grid(ScrollView, can_focus=True):
     def _width(self) -> int:
         """The cells a line has: the widget's width less a vertical scrollbar's."""
         return self.scrollable_content_region.width or self.size.width
+
+    def after_drawn(self, work: Callable[[], object]) -> None:
+        """Run ``work`` once a frame showing the rows given last (``set_rows``) has been
+        drawn: work that would otherwise hold that frame back (reading ahead, writing
+        history). Textual's ``call_after_refresh`` is not that: its callback runs as soon
+        as the screen finds nothing to draw, and a widget's repaint reaches the screen a
+        message later, so on a busy machine it often ran before the frame."""
+        if self._rows_drawn:
+            self.call_later(work)
+        else:
+            self._after_drawn.append(work)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        lines = super().render_lines(crop)
+        # The compositor renders the grid's lines while it builds a frame, then hands the
+        # frame to the terminal in the same call: work posted from here runs after that.
+        # A mouse over the grid asks one line for its style, outside any frame: not that.
+        if crop.height > 1 or crop.height == self.size.height:
+            self._rows_drawn = True
+            due, self._after_drawn = self._after_drawn, []
+            for work in due:
+                self.call_later(work)
+        return lines
 
     def render_line(self, y: int) -> Strip:
         width = self._width()

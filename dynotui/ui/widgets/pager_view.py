@@ -22,6 +22,7 @@ queue, delivered to the reader on the UI thread.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from rich.text import Text
@@ -331,7 +332,12 @@ class PagerView(Horizontal):
         self.events.page_shown(self, state, page)
         # Once the page is on screen: reading ahead parses its answer on another thread,
         # which drawing this frame would share the interpreter with.
-        self.call_after_refresh(self.reader.read_ahead, state)
+        self.after_page_drawn(partial(self.reader.read_ahead, state))
+
+    def after_page_drawn(self, work: Callable[[], object]) -> None:
+        """``work`` once a frame showing the page just shown has been drawn (the grid's
+        ``after_drawn``)."""
+        self.results.after_drawn(work)
 
     def _draw_due_costs(self) -> None:
         self._costs_due = False
