@@ -250,6 +250,35 @@ def test_an_export_counts_every_entity_exactly_with_no_read_units(
     assert found["sample"]["export_time"].startswith("2026-11-04")
 
 
+def test_an_export_read_again_from_its_copy_counts_the_same(
+    tables: dict[str, Any], tmp_path: Path
+) -> None:
+    """An export opened once (as the app holds it) keeps its copy in the cache after its
+    first read; entities read then read that copy, as every other read does, and count
+    exactly as from the files (they asked DuckDB for the files with no file list given)."""
+    from dynotui.table_export.entities import export_entities
+    from dynotui.table_export.keys import as_exported, resolve_schema
+    from dynotui.table_export.reading import OpenExport
+
+    name, items = tables["prefixes"]
+    folder = write_export(tmp_path, items, table=name)
+    opened = OpenExport(str(folder), cache_folder=tmp_path / "copies")
+    try:
+        opened.lines()  # the first read of the export: its copy made
+        assert opened.copy is not None
+        schema = as_exported(
+            resolve_schema(DESIGNS["prefixes"][2], name, None),  # type: ignore[arg-type]
+            opened.export.item_count,
+            opened.export.export_time,
+        )
+        found = export_entities(opened, schema)
+    finally:
+        opened.engine.close()
+    truth = dict(Counter(DESIGNS["prefixes"][1](item) for item in items))
+    assert {e.name: e.count.items for e in found.entities} == truth
+    assert all(e.count.exact for e in found.entities)
+
+
 def test_an_export_reads_an_index_as_its_entries(tables: dict[str, Any], tmp_path: Path) -> None:
     name, items = tables["prefixes"]
     folder = write_export(tmp_path, items, table=name)

@@ -17,7 +17,7 @@ from dynotui.dynamodb.dynamo_json import Item, from_wire
 from dynotui.dynamodb.entities.figures import Entities, entities_of
 from dynotui.dynamodb.entities.tally import Census
 from dynotui.dynamodb.schema import TableSchema
-from dynotui.table_export.reading import LINES, OpenExport, duckdb_error
+from dynotui.table_export.reading import OpenExport, duckdb_error
 
 BATCH = 1000  # lines fetched at a time
 
@@ -73,8 +73,10 @@ def export_entities(
     if opened.export.files:
         with opened.lock:
             try:
+                # The export's copy in the cache where there is one (made now if not),
+                # else its data files: what every other read of the export reads.
                 cursor = opened.engine.execute(
-                    f"SELECT CAST(doc AS VARCHAR) FROM {LINES}", opened.parameters()
+                    f"SELECT CAST(doc AS VARCHAR) FROM {opened.lines()}", opened.parameters()
                 )
                 while batch := cursor.fetchmany(BATCH):
                     cancel.check()
