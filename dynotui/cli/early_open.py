@@ -37,6 +37,7 @@ COMMAND_WORDS = (
     "cursor",
     "entities",
     "check",
+    "exports",
     "mcp",
     "serve",
 )
