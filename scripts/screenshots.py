@@ -26,7 +26,7 @@ from uihelpers import FixedClock, Recorder, dynamodb_app, until
 from dynotui.core.cursor import CursorSigner
 from dynotui.dynamodb.connection import ConnectionOptions, describe
 from dynotui.dynamodb.query_form import QueryForm
-from dynotui.local import demo_cache
+from dynotui.local import demo_cache, shop
 from dynotui.local.demo import BIG_CUSTOMER, RARE_STATUS, TABLE
 from dynotui.local.locate import ensure_home
 from dynotui.local.runner import DynamoDBLocal
@@ -92,6 +92,31 @@ async def partiql(pilot: Any, app: PagerApp) -> None:
     await settle(pilot)
 
 
+async def plan(pilot: Any, app: PagerApp) -> None:
+    await pilot.press("A")
+    await until(
+        pilot,
+        lambda: "Done:" in " ".join(str(w.render()) for w in app.screen.query("Label, Static")),
+    )
+    await settle(pilot)
+
+
+async def entities(pilot: Any, app: PagerApp) -> None:
+    await pilot.press("L")
+    await settle(pilot)
+    await pilot.press("enter")
+    await until(
+        pilot,
+        lambda: (
+            "entities in table"
+            in " ".join(str(w.render()) for w in app.screen.query("Label, Static"))
+        ),
+    )
+    await settle(pilot)
+
+
+SHOP = QueryForm(partition_value="CUSTOMER#c001")  # customers, addresses, orders
+
 SHOTS: list[tuple[str, QueryForm, tuple[int, int], Steps]] = [
     ("main", DEMO, (160, 40), keys("n", "n")),
     ("main-80x24", DEMO, (80, 24), keys("n")),
@@ -108,7 +133,12 @@ SHOTS: list[tuple[str, QueryForm, tuple[int, int], Steps]] = [
     ("compare", RARE, (200, 45), compare),
     ("count", RARE, (160, 40), count),
     ("partiql", QueryForm(partition_value=BIG_CUSTOMER, page_size="8"), (160, 40), partiql),
+    ("plan", RARE, (160, 40), plan),
+    ("shop", SHOP, (160, 40), keys("down", "down", "down")),
+    ("entities", SHOP, (160, 40), entities),
 ]
+# The shots on the demo's single-table design; the rest are on the orders table.
+ON_SHOP = {"shop", "entities"}
 
 
 async def pg_compare(pilot: Any, app: Any) -> None:
@@ -178,6 +208,7 @@ async def shoot(client: Any, endpoint: str, out: Path, only: Sequence[str]) -> N
         app = dynamodb_app(
             client,
             form,
+            table=shop.TABLE if name in ON_SHOP else TABLE,
             label=describe(client, options),  # the title bar the demo shows
             options=options,
             clock=FixedClock(),
