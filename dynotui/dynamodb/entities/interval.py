@@ -19,7 +19,7 @@ a 97.5 % interval. The range is said to be a 95 % range (``LEVEL``) because that
 it was measured to hold (tests/test_entities_inference.py): on customers' partitions of
 2 to 15 items mixed with a few product partitions of up to 30, it held the truth at
 least 95 % of the time for every entity, from 10 to 320 partitions read (before: 33 %
-for products with 10 partitions read, 77 % with 40). Its price is width on small samples: read more
+for products with 10 partitions read, 76 % with 40). Its price is width on small samples: read more
 (``--max-read-units``) to narrow it.
 
 The share's range is scaled to the table's item count (DescribeTable's ItemCount, which
