@@ -199,36 +199,55 @@ def test_text_output_shows_hostile_names_as_text(ddb: Any, tables: dict[str, Any
     assert "counts are exact" in result.stdout
 
 
+SEEDS = (1, 2, 3, 11)  # four tables of the same design, drawn differently
+BUDGETS = (15, 20, 30, 50, 100)
+
+
 @pytest.fixture(scope="module")
-def big(client: Any) -> tuple[str, list[dict[str, Any]]]:
-    name = f"entities-big-{os.getpid()}"
-    definition, items = prefixes_table(name, customers=400, products=150, seed=11)
-    create_table(client, definition)
-    write_items(client, name, items)
-    return name, scan_all(client, name)
+def big(client: Any) -> dict[int, tuple[str, list[dict[str, Any]]]]:
+    made = {}
+    for seed in SEEDS:
+        name = f"entities-big-{seed}-{os.getpid()}"
+        definition, items = prefixes_table(name, customers=400, products=150, seed=seed)
+        create_table(client, definition)
+        write_items(client, name, items)
+        made[seed] = (name, scan_all(client, name))
+    return made
 
 
-@pytest.mark.parametrize("budget", [30, 100])
+@pytest.mark.parametrize("seed", SEEDS)
 def test_a_bounded_sample_gives_ranges_that_hold_the_truth(
-    ddb: Any, big: tuple[str, list[dict[str, Any]]], budget: int
+    ddb: Any, big: dict[int, tuple[str, list[dict[str, Any]]]], seed: int
 ) -> None:
-    name, items = big
-    whole = entities(ddb, "--table-name", name, "--max-read-units", WHOLE)
-    found = entities(ddb, "--table-name", name, "--max-read-units", str(budget))
-    sample = found["sample"]
-    assert sample["complete"] is False
-    assert sample["items"] < len(items)
-    assert sample["item_count"] == len(items)  # DynamoDB Local keeps ItemCount exact
-    # The budget is passed by about one page at most, and far below a whole read's cost.
-    assert sample["read_units"] < budget + 8 < whole["sample"]["read_units"]
+    """At every budget, on every table, every entity's range holds the count the test
+    makes from a boto3 Scan. DynamoDB Local answers a parallel Scan the same way each time,
+    so this holds or fails the same way each run. Before, the partition each segment
+    stopped inside was counted as a fair share: its first items by sort key (addresses,
+    before orders) made ADDRESS's range miss on seed 3 at 20 units ([622, 947] for 605)."""
+    name, items = big[seed]
     truth = truth_prefixes(plain(items))
-    named = by_name(found)
-    assert set(named) == set(truth)
-    for entity_name, count in truth.items():
-        low, high = named[entity_name]["items_range"]
-        assert named[entity_name]["exact"] is False
-        assert low <= count <= high, (entity_name, count, low, high)
-        assert low >= named[entity_name]["seen"]
+    whole = entities(ddb, "--table-name", name, "--max-read-units", WHOLE)
+    missed = []
+    for budget in BUDGETS:
+        found = entities(ddb, "--table-name", name, "--max-read-units", str(budget))
+        sample = found["sample"]
+        assert sample["complete"] is False
+        assert sample["items"] < len(items)
+        assert sample["item_count"] == len(items)  # DynamoDB Local keeps ItemCount exact
+        assert sample["range_level"] == 0.95
+        # The budget is passed by about one page at most, and far below a whole read's cost.
+        assert sample["read_units"] < budget + 8 < whole["sample"]["read_units"]
+        named = by_name(found)
+        assert set(named) <= set(truth)
+        for entity_name, entity in named.items():
+            low, high = entity["items_range"]
+            assert entity["exact"] is False
+            assert low >= entity["seen"]
+            if not low <= truth[entity_name] <= high:
+                missed.append((budget, entity_name, truth[entity_name], low, high))
+        if budget >= 30:  # every entity met by then, on these tables
+            assert set(named) == set(truth)
+    assert missed == []
 
 
 # -- an export ------------------------------------------------------------------------------

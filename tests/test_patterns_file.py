@@ -41,18 +41,32 @@ VALID: dict[str, Any] = {
     "calls_per_day": 5000,
     "budget": {"read_units_per_page": 2, "waste": 0.5, "scan": False},
 }
-# What each key takes, to make a value of any other kind.
-KINDS = {
+# What each key takes, to make a value of any other kind: every key of a pattern and of
+# its budget ("json" keys also take their JSON as a string, as the flag does).
+KINDS: dict[str, Any] = {
     "name": str,
+    "description": str,
     "table_name": str,
+    "index_name": str,
     "key_condition_expression": str,
     "filter_expression": str,
-    "expression_attribute_names": dict,
-    "expression_attribute_values": dict,
+    "projection_expression": str,
+    "expression_attribute_names": (dict, str),
+    "expression_attribute_values": (dict, str),
+    "no_scan_index_forward": bool,
+    "consistent_read": bool,
+    "scan": bool,
+    "statement": str,
+    "parameters": (list, str),
     "page_size": int,
     "mode": str,
+    "max_rounds": int,
     "pages": int,
     "calls_per_day": float,
+    "budget.read_units_per_page": float,
+    "budget.read_units_per_item": float,
+    "budget.waste": float,
+    "budget.scan": bool,
 }
 
 
@@ -369,6 +383,8 @@ def _wrong_kind(key: str, value: Any) -> bool:
         return isinstance(value, bool) or not isinstance(value, (int, float))
     if wanted is int:
         return isinstance(value, bool) or not isinstance(value, int)
+    if wanted is bool:
+        return not isinstance(value, bool)
     return not isinstance(value, wanted)
 
 
@@ -382,17 +398,23 @@ FUZZ = settings(
 @FUZZ
 @given(key=st.sampled_from(sorted(KINDS)), value=values)
 def test_fuzz_wrong_types(tmp_path: Path, key: str, value: Any) -> None:
+    """Every key of a pattern and of its budget, given a value of another kind."""
     if not _wrong_kind(key, value):
         return
+    entry = dict(VALID)
+    if key.startswith("budget."):
+        entry["budget"] = {**VALID["budget"], key.removeprefix("budget."): value}
+    else:
+        entry[key] = value
     path = tmp_path / "wrong.toml"
-    path.write_text(toml_pattern({**VALID, key: value}))
+    path.write_text(toml_pattern(entry))
     pattern = "pattern #1" if key == "name" else 'pattern "orders by customer"'
     assert_one_line(check(path), path, pattern, f"key {key}:")
 
 
 @FUZZ
 @given(
-    key=st.text(min_size=1, max_size=12).filter(lambda k: k not in VALID and k not in KINDS),
+    key=st.text(min_size=1, max_size=12).filter(lambda k: k not in VALID),
     value=values,
     in_budget=st.booleans(),
 )
@@ -408,8 +430,14 @@ def test_fuzz_unknown_keys(tmp_path: Path, key: str, value: Any, in_budget: bool
         entry[key] = value
     path = tmp_path / "unknown.toml"
     path.write_text(toml_pattern(entry))
+    from dynotui.patterns.load import _key
+
     line = assert_one_line(check(path), path, 'pattern "orders by customer"')
-    assert "key budget." in line if in_budget else "not a key of a pattern" in line
+    # The key named as written (a control character in it is shown as a picture of it).
+    shown = _key(key) if key.isprintable() else ""
+    named = f"key budget.{shown}" if in_budget else f"key {shown}"
+    assert named in line, (named, line)
+    assert "not a budget's key" in line if in_budget else "not a key of a pattern" in line
 
 
 @FUZZ

@@ -283,7 +283,11 @@ def test_consistent_reads_refuse_every_gsi(client: Any, orders: str) -> None:
     assert units == pytest.approx(table.read_units.point, rel=TOLERANCE)
 
 
-def test_a_budget_too_small_gives_ranges_and_says_so(client: Any, orders: str) -> None:
+@pytest.mark.parametrize("budget", [1, 3, 8])
+def test_a_budget_too_small_gives_ranges_and_says_so(client: Any, orders: str, budget: int) -> None:
+    """A path read in part: its read units, pages and matches are ranges that hold what a
+    boto3 drain of it finds. Before, the matches' upper bound took the rest of the key
+    range to hold none, and the plan said '~100' (a count) for 566 matches."""
     spec = from_expressions(
         orders,
         key_condition="#s = :r",
@@ -291,12 +295,15 @@ def test_a_budget_too_small_gives_ranges_and_says_so(client: Any, orders: str) -
         index="by_status",
         values=values(r={"S": "SHIPPED"}),
     )
-    plan = plan_of(client, spec, max_read_units=1)
+    plan = plan_of(client, spec, max_read_units=budget)
     assert plan.stopped_by == "max-read-units"
     own = plan.path("by_status").figures
     assert own is not None and own.read_units.point is None
-    _, units, _ = drain(client, plan.path("by_status"))
+    pages, units, keys = drain(client, plan.path("by_status"))
     assert own.read_units.low <= units <= (own.read_units.high or 0)
+    assert own.pages.low <= pages <= (own.pages.high or 0)
+    assert own.matches.point is None, own.matches
+    assert own.matches.low <= len(keys) <= (own.matches.high or 0), (own.matches, len(keys))
     assert any("ranges" in note for note in plan.notes)
 
 

@@ -10,11 +10,13 @@ bytes are scaled to the entity's estimated count.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from dynotui.dynamodb.entities.interval import (
+    LEVEL,
     CountEstimate,
     estimate_count,
     exact,
@@ -92,6 +94,7 @@ class SampleFigures:
             data["segments"] = self.segments
         if not self.complete:
             data["item_count"] = self.population
+            data["range_level"] = LEVEL  # how often a count's items_range holds the truth
         if self.export_time is not None:
             data["export_time"] = self.export_time.isoformat()
         return data
@@ -132,9 +135,12 @@ def entities_of(
     segments: int | None = None,
     calls: int = 0,
     export_time: datetime | None = None,
+    open_partitions: Iterable[Any] = (),
 ) -> Entities:
     """The entity table of what ``census`` read: exact when ``complete``, else each count
-    estimated for ``population`` items (at least what was read)."""
+    estimated for ``population`` items (at least what was read), from the partitions read
+    to their end (``open_partitions``: those a read stopped inside)."""
+    open_partitions = frozenset(open_partitions)
     scheme = census.scheme  # decides, if fewer items than DECIDE_AFTER were read
     names = names_of(census.tallies)
     whole = census.items if complete or population is None else max(population, census.items)
@@ -143,7 +149,8 @@ def entities_of(
         if complete:
             count = exact(tally.items)
         else:
-            count = estimate_count(tally.items, census.items, whole, census.cluster_pairs(rule))
+            seen, read, pairs = census.closed_part(rule, open_partitions)
+            count = estimate_count(seen, read, whole, pairs, floor=tally.items)
         mean = tally.bytes / tally.items if tally.items else 0.0
         presence = sorted(
             ((name, n / tally.items) for name, n in tally.attributes.items()),

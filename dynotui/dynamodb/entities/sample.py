@@ -32,7 +32,7 @@ from dynotui.core.segments import Backoff, run_segments
 from dynotui.dynamodb.cost import Call
 from dynotui.dynamodb.dynamo_json import Item
 from dynotui.dynamodb.entities.figures import Entities, entities_of
-from dynotui.dynamodb.entities.tally import Census
+from dynotui.dynamodb.entities.tally import Census, cluster_key
 from dynotui.dynamodb.reader import call
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.segments import check_segments, reading_segment, throttle_counter
@@ -55,6 +55,7 @@ class _Segment:
     client: Any
     next_key: Item | None = None
     done: bool = False
+    open_partition: Any = None  # the partition its last call stopped inside, if any
     calls: list[Call] = field(default_factory=list)
     backoff: Backoff = field(default_factory=Backoff)
 
@@ -109,6 +110,11 @@ class _Sample:
             self.census.add_all(response.get("Items", []))
         segment.next_key = response.get("LastEvaluatedKey")
         segment.done = segment.next_key is None
+        # A Scan reads a partition's items together, in sort-key order: every partition
+        # a segment has read past is whole, the one its last call stopped in may not be.
+        segment.open_partition = (
+            None if segment.done else cluster_key(segment.next_key or {}, self.census.partition_key)
+        )
 
 
 def _nth(
@@ -222,4 +228,5 @@ def sample_entities(
         population=order.item_count,
         segments=len(clients),
         calls=sample.calls,
+        open_partitions=[s.open_partition for s in sample.segments if not s.done],
     )

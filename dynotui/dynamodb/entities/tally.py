@@ -45,7 +45,8 @@ class Tally:
                 self.more_attributes += 1
 
 
-def _cluster_key(item: Mapping[str, Any], partition_key: str) -> Any:
+def cluster_key(item: Mapping[str, Any], partition_key: str) -> Any:
+    """The partition an item (or a LastEvaluatedKey) is in, as the census keys it."""
     value = item.get(partition_key)
     if not isinstance(value, Mapping) or len(value) != 1:
         return None
@@ -125,7 +126,7 @@ class Census:
         self.tallies.setdefault(rule, Tally()).add(item, size)
         self.items += 1
         self.bytes += size
-        key = _cluster_key(item, self.partition_key)
+        key = cluster_key(item, self.partition_key)
         cluster = self.clusters.get(key)
         if cluster is None:
             if len(self.clusters) >= MAX_CLUSTERS:
@@ -137,3 +138,19 @@ class Census:
     def cluster_pairs(self, rule: Rule) -> list[tuple[int, int]]:
         """Per partition read: (its items, of them this rule's)."""
         return [(sum(c.values()), c[rule]) for c in self.clusters.values()]
+
+    def closed_part(self, rule: Rule, open_keys: Iterable[Any]) -> tuple[int, int, list[Any]]:
+        """(this rule's items, all items, the partitions as ``cluster_pairs``) without the
+        partitions in ``open_keys``: those a segment stopped inside, whose items read are
+        the first ones by sort key, not a fair share of it (a customer's addresses sort
+        before its orders). With every partition read open, everything read."""
+        unread = set(open_keys)
+        opened = [c for key, c in self.clusters.items() if key in unread]
+        if not opened or len(opened) == len(self.clusters):
+            return self.tallies[rule].items, self.items, self.cluster_pairs(rule)
+        shut = [c for key, c in self.clusters.items() if key not in unread]
+        return (
+            self.tallies[rule].items - sum(c[rule] for c in opened),
+            self.items - sum(sum(c.values()) for c in opened),
+            [(sum(c.values()), c[rule]) for c in shut],
+        )

@@ -70,7 +70,7 @@ def sample_text(entities: Entities) -> str:
         f"{where}: a sample of {sample.items:,} items of {total} (ItemCount), "
         f"{sample.partitions:,} partitions, in {units_text(sample.read_units)} read units, "
         "stopped at the budget: counts are estimates with 95% ranges (Wilson, over "
-        "partitions read whole)"
+        "partitions read whole, widened where few partitions tell an entity's spread)"
     )
 
 

@@ -162,8 +162,11 @@ class Costing:
             return self._figures(path, low, None, "a part of its key range, read", frozenset())
         rest = max(0, total - len(entries))
         found_matches = sum(1 for e in entries if e.matches)
+        # Matches of the rest: those the plan knows of elsewhere when it has them all,
+        # else as many as the rest holds (the upper bound's own worst case: with none,
+        # the bound was the matches read, said as a count when the read found 100 of 566).
         rest_matches = (
-            max(0, len(self.matches.items) - found_matches) if self.matches.complete else 0
+            max(0, len(self.matches.items) - found_matches) if self.matches.complete else rest
         )
         sizes = [e.size for e in entries]
         more = made_up(path.schema, path.index, rest, sizes, rest_matches, first=0)
