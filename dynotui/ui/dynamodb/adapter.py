@@ -18,7 +18,6 @@ from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
-from dynotui.dynamodb import history_entry
 from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions, describe, in_force, make_client
 from dynotui.dynamodb.cost import DynamoCost
@@ -32,13 +31,11 @@ from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.ui.actions import Action
 from dynotui.ui.adapter import Adapter, CursorStart, FirstPage, NewStack, Shown, Side
-from dynotui.ui.dynamodb import restart
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
 from dynotui.ui.dynamodb.keys import ACTIONS
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.plans import Plans
 from dynotui.ui.dynamodb.query import DynamoQuery
-from dynotui.ui.dynamodb.reopen import connect_for, reopen_on, table_of
 from dynotui.ui.dynamodb.segmented import SegmentClients, split, whole
 from dynotui.ui.dynamodb.stacks import (
     DynamoAnswer,
@@ -53,6 +50,11 @@ from dynotui.ui.host import Counted, Host
 
 if TYPE_CHECKING:
     from dynotui.report.model import Report  # made by the report, when one is asked for
+
+# Imported where used, not here: the history's entries (and PartiQL's grammar with them),
+# the restarts a key asks for and the reopening of a history entry are all wanted only
+# after the first screen is up, and the first frame waits on every module loaded before it
+# (issue 46; tests/test_start_imports.py holds it).
 
 FOREIGN_ORIGIN = "from an unsigned foreign cursor (anyone could have edited it)"
 
@@ -215,11 +217,15 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         )
 
     def toggle_mode(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
+        from dynotui.ui.dynamodb import restart
+
         return restart.toggle_mode(
             host, shown, self._query, self.segment_clients, self.measurements
         )
 
     def flip_direction(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
+        from dynotui.ui.dynamodb import restart
+
         return restart.flip_direction(host, shown, self._query)
 
     def count(
@@ -341,6 +347,8 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         return read
 
     def history_query(self, query: DynamoQueryShown) -> HistoryQuery | None:
+        from dynotui.dynamodb import history_entry
+
         if isinstance(query, DynamoQuery):
             return history_entry.query_entry(query.spec, self.options, query.form)
         if isinstance(query, PartiQLQuery):
@@ -348,6 +356,9 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         return None
 
     def reopen(self, host: Host, entry: HistoryEntry, answer: DynamoAnswer) -> None:
+        from dynotui.dynamodb import history_entry
+        from dynotui.ui.dynamodb.reopen import connect_for, reopen_on, table_of
+
         answer = self._split(host, answer)
         try:
             reopening = history_entry.reopen(entry, self.options)
