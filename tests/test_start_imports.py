@@ -1,9 +1,9 @@
 """What the app's process loads before its first frame (issue 46): every module imported on
 the way from ``dynotui --table-name T --partition-value P`` to the first screen is paid for
 before anything is drawn. What is wanted only later (a PartiQL statement typed, a history
-entry written or reopened, a mode or direction changed, entity marks on a page) and the
-heavy libraries (the child process loads botocore; DuckDB, PostgreSQL, MCP, Jinja only
-with their commands) load when used, not here. In a fresh interpreter, no timing."""
+entry written or reopened, a mode or direction changed, entity marks on a page, a cursor
+pasted) and the heavy libraries (the child process loads botocore; DuckDB, PostgreSQL,
+MCP, Jinja only with their commands) load when used, not here. In a fresh interpreter, no timing."""
 
 from __future__ import annotations
 
@@ -38,6 +38,8 @@ LATER = (
     "dynotui.dynamodb.entities.marker",
     "dynotui.ui.dynamodb.restart",
     "dynotui.ui.dynamodb.reopen",
+    "dynotui.core.foreign",
+    "dynotui.core.pasted",
 )
 
 

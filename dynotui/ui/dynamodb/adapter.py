@@ -14,7 +14,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynotui.core.errors import InputError, error_words
-from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
@@ -49,12 +48,8 @@ from dynotui.ui.dynamodb.what_ifs import WhatIfs
 from dynotui.ui.host import Counted, Host
 
 if TYPE_CHECKING:
+    from dynotui.core.foreign import ForeignReader, ForeignStart  # read when pasted
     from dynotui.report.model import Report  # made by the report, when one is asked for
-
-# Imported where used, not here: the history's entries (and PartiQL's grammar with them),
-# the restarts a key asks for and the reopening of a history entry are all wanted only
-# after the first screen is up, and the first frame waits on every module loaded before it
-# (issue 46; tests/test_start_imports.py holds it).
 
 FOREIGN_ORIGIN = "from an unsigned foreign cursor (anyone could have edited it)"
 
@@ -217,16 +212,14 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         )
 
     def toggle_mode(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
-        from dynotui.ui.dynamodb import restart
+        from dynotui.ui.dynamodb.restart import toggle_mode  # after the first frame (#46)
 
-        return restart.toggle_mode(
-            host, shown, self._query, self.segment_clients, self.measurements
-        )
+        return toggle_mode(host, shown, self._query, self.segment_clients, self.measurements)
 
     def flip_direction(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
-        from dynotui.ui.dynamodb import restart
+        from dynotui.ui.dynamodb.restart import flip_direction  # after the first frame
 
-        return restart.flip_direction(host, shown, self._query)
+        return flip_direction(host, shown, self._query)
 
     def count(
         self, host: Host, shown: DynamoShown, counted: Callable[[Counted | None], None]
@@ -347,16 +340,12 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         return read
 
     def history_query(self, query: DynamoQueryShown) -> HistoryQuery | None:
-        from dynotui.dynamodb import history_entry
+        from dynotui.ui.dynamodb.reopen import history_query  # and PartiQL's grammar: later
 
-        if isinstance(query, DynamoQuery):
-            return history_entry.query_entry(query.spec, self.options, query.form)
-        if isinstance(query, PartiQLQuery):
-            return history_entry.statement_entry(query.statement, self.options)
-        return None
+        return history_query(query, self.options)
 
     def reopen(self, host: Host, entry: HistoryEntry, answer: DynamoAnswer) -> None:
-        from dynotui.dynamodb import history_entry
+        from dynotui.dynamodb import history_entry  # as history_query: when used
         from dynotui.ui.dynamodb.reopen import connect_for, reopen_on, table_of
 
         answer = self._split(host, answer)
