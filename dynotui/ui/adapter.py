@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Literal, Protocol
 
 from dynotui.core.errors import InputError
-from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
@@ -34,6 +33,8 @@ from dynotui.ui.host import Counted, Host
 from dynotui.ui.query import Query
 
 if TYPE_CHECKING:
+    # Foreign cursors are read only when one is pasted (issue 46: not before the first frame).
+    from dynotui.core.foreign import ForeignReader, ForeignStart
     from dynotui.report.model import Report  # made by the report, when one is asked for
 
 Side = Literal["main", "compare"]

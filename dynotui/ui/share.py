@@ -4,18 +4,22 @@ cursors brought back (paste, inspect). The clipboard route is named every time."
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError
 from dynotui.core.figures_text import plural
 from dynotui.core.page import Cost
-from dynotui.core.pasted import PastedCursor
 from dynotui.ui import clipboard
 from dynotui.ui.adapter import Adapter, CursorStart, NewStack, Shown
 from dynotui.ui.host import Host
 from dynotui.ui.query import Boundary
 from dynotui.ui.widgets.pager_view import PagerView, ViewState
+
+if TYPE_CHECKING:
+    # A pasted cursor (and the foreign cursors it may be) is read when one is pasted, not
+    # before the first frame (issue 46).
+    from dynotui.core.pasted import PastedCursor
 
 
 class Sharing(Host, Protocol):

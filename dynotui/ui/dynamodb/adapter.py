@@ -14,11 +14,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dynotui.core.errors import InputError, error_words
-from dynotui.core.foreign import ForeignReader, ForeignStart
 from dynotui.core.history import HistoryEntry, HistoryQuery
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
-from dynotui.dynamodb import history_entry
 from dynotui.dynamodb.advice import Measurements
 from dynotui.dynamodb.connection import ConnectionOptions, describe, in_force, make_client
 from dynotui.dynamodb.cost import DynamoCost
@@ -32,13 +30,11 @@ from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.ui.actions import Action
 from dynotui.ui.adapter import Adapter, CursorStart, FirstPage, NewStack, Shown, Side
-from dynotui.ui.dynamodb import restart
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
 from dynotui.ui.dynamodb.keys import ACTIONS
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
 from dynotui.ui.dynamodb.plans import Plans
 from dynotui.ui.dynamodb.query import DynamoQuery
-from dynotui.ui.dynamodb.reopen import connect_for, reopen_on, table_of
 from dynotui.ui.dynamodb.segmented import SegmentClients, split, whole
 from dynotui.ui.dynamodb.stacks import (
     DynamoAnswer,
@@ -52,6 +48,7 @@ from dynotui.ui.dynamodb.what_ifs import WhatIfs
 from dynotui.ui.host import Counted, Host
 
 if TYPE_CHECKING:
+    from dynotui.core.foreign import ForeignReader, ForeignStart  # read when pasted
     from dynotui.report.model import Report  # made by the report, when one is asked for
 
 FOREIGN_ORIGIN = "from an unsigned foreign cursor (anyone could have edited it)"
@@ -215,12 +212,14 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         )
 
     def toggle_mode(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
-        return restart.toggle_mode(
-            host, shown, self._query, self.segment_clients, self.measurements
-        )
+        from dynotui.ui.dynamodb.restart import toggle_mode  # after the first frame (#46)
+
+        return toggle_mode(host, shown, self._query, self.segment_clients, self.measurements)
 
     def flip_direction(self, host: Host, shown: DynamoShown) -> DynamoStack | None:
-        return restart.flip_direction(host, shown, self._query)
+        from dynotui.ui.dynamodb.restart import flip_direction  # after the first frame
+
+        return flip_direction(host, shown, self._query)
 
     def count(
         self, host: Host, shown: DynamoShown, counted: Callable[[Counted | None], None]
@@ -341,13 +340,14 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         return read
 
     def history_query(self, query: DynamoQueryShown) -> HistoryQuery | None:
-        if isinstance(query, DynamoQuery):
-            return history_entry.query_entry(query.spec, self.options, query.form)
-        if isinstance(query, PartiQLQuery):
-            return history_entry.statement_entry(query.statement, self.options)
-        return None
+        from dynotui.ui.dynamodb.reopen import history_query  # and PartiQL's grammar: later
+
+        return history_query(query, self.options)
 
     def reopen(self, host: Host, entry: HistoryEntry, answer: DynamoAnswer) -> None:
+        from dynotui.dynamodb import history_entry  # as history_query: when used
+        from dynotui.ui.dynamodb.reopen import connect_for, reopen_on, table_of
+
         answer = self._split(host, answer)
         try:
             reopening = history_entry.reopen(entry, self.options)

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynotui.core.page import Page
 from dynotui.core.text import visible
 from dynotui.dynamodb.dynamo_json import Item, to_wire
-from dynotui.dynamodb.partiql import PartiQLSource, Statement
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import SortOrder, TableSchema
 from dynotui.ui.dynamodb.cells import cell
 from dynotui.ui.dynamodb.query import CODE_TABS, DynamoItems
 from dynotui.ui.query import Clock, CodeTab
+
+if TYPE_CHECKING:
+    # A statement is parsed, and its source made, only once one is typed: the grammar
+    # loads then, not before the first frame (issue 46).
+    from dynotui.dynamodb.partiql import PartiQLSource, Statement
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,8 @@ class PartiQLQuery(DynamoItems):
         return "one call a page"
 
     def make_source(self, client: object, clock: Clock) -> PartiQLSource:
+        from dynotui.dynamodb.partiql import PartiQLSource
+
         schema = self.schema if self._reads_this_table() else None
         return PartiQLSource(client, self.statement, schema, clock=clock)
 

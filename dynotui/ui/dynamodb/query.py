@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.core.export import ItemShape
@@ -15,7 +15,6 @@ from dynotui.core.page import Page
 from dynotui.core.text import visible
 from dynotui.dynamodb.advice import Measurements, tied_rows
 from dynotui.dynamodb.dynamo_json import Item, plain_item, to_wire
-from dynotui.dynamodb.entities.marker import EntityMarker, weights
 from dynotui.dynamodb.expressions import substitute
 from dynotui.dynamodb.item_shape import dynamo_shape
 from dynotui.dynamodb.query_form import QueryForm
@@ -24,6 +23,11 @@ from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.ui.dynamodb.cells import NOT_PROJECTED, cell, key_text
 from dynotui.ui.query import Clock, CodeTab
+
+if TYPE_CHECKING:
+    # The entity marks load with the first page that shows them, not before the first
+    # frame (issue 46).
+    from dynotui.dynamodb.entities.marker import EntityMarker
 
 
 def _resolved(expression: str, spec: QuerySpec) -> str:
@@ -192,6 +196,8 @@ class DynamoQuery(DynamoItems):
 
     @cached_property
     def entity_marker(self) -> EntityMarker:
+        from dynotui.dynamodb.entities.marker import EntityMarker
+
         order = self.order
         return EntityMarker(
             order.partition_key.name, order.sort_key.name if order.sort_key else None
@@ -201,6 +207,8 @@ class DynamoQuery(DynamoItems):
         return self.entity_marker.names(items)
 
     def item_weights(self, items: Sequence[Item]) -> list[int]:
+        from dynotui.dynamodb.entities.marker import weights
+
         return weights(items)
 
     # -- whole items -----------------------------------------------------------------------

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from dynotui.core.history import HistoryQuery
 from dynotui.dynamodb import history_entry
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.dynamodb.schema import BASE, TableSchema, describe_table
 from dynotui.ui.adapter import NewStack
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
+from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.dynamodb.stacks import (
     DynamoAnswer,
     DynamoDBQuery,
@@ -20,6 +22,15 @@ from dynotui.ui.dynamodb.stacks import (
     MakeQuery,
 )
 from dynotui.ui.host import Host
+
+
+def history_query(query: DynamoQueryShown, options: ConnectionOptions) -> HistoryQuery | None:
+    """What the history keeps of a query shown (None: one it does not keep)."""
+    if isinstance(query, DynamoQuery):
+        return history_entry.query_entry(query.spec, options, query.form)
+    if isinstance(query, PartiQLQuery):
+        return history_entry.statement_entry(query.statement, options)
+    return None
 
 
 def table_of(reopening: history_entry.DynamoReopening) -> str:

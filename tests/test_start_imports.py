@@ -1,0 +1,61 @@
+"""What the app's process loads before its first frame (issue 46): every module imported on
+the way from ``dynotui --table-name T --partition-value P`` to the first screen is paid for
+before anything is drawn. What is wanted only later (a PartiQL statement typed, a history
+entry written or reopened, a mode or direction changed, entity marks on a page, a cursor
+pasted) and the heavy libraries (the child process loads botocore; DuckDB, PostgreSQL,
+MCP, Jinja only with their commands) load when used, not here. In a fresh interpreter, no timing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+# What the parent imports as the command opens the app on DynamoDB (cli/entry.py,
+# cli/tui_cmd.py's run, cli/app_launch.py's preload_ui and open_app), in that order.
+START_PATH = (
+    "import dynotui.cli.entry, dynotui.cli.main, dynotui.cli.tui_cmd\n"
+    "import dynotui.cli.app_launch as launch\n"
+    "import dynotui.cli.options, dynotui.cli.price_options\n"
+    "import dynotui.dynamodb.opening, dynotui.dynamodb.query_form\n"
+    "import dynotui.dynamodb.table_shapes, dynotui.core.history\n"
+    "launch.preload_ui()\n"
+    "import dynotui.dynamodb.connection, dynotui.ui.app, dynotui.ui.dynamodb.adapter\n"
+)
+
+LATER = (
+    # the libraries of other commands and of the child process
+    "botocore",
+    "boto3",
+    "duckdb",
+    "psycopg",
+    "pglast",
+    "mcp",
+    "jinja2",
+    # dynotui's own, wanted only once the first screen is up
+    "dynotui.dynamodb.partiql",
+    "dynotui.dynamodb.partiql_grammar",
+    "dynotui.dynamodb.history_entry",
+    "dynotui.dynamodb.entities.marker",
+    "dynotui.ui.dynamodb.restart",
+    "dynotui.ui.dynamodb.reopen",
+    "dynotui.core.foreign",
+    "dynotui.core.pasted",
+)
+
+
+def loaded_on_the_start_path() -> set[str]:
+    script = START_PATH + "import sys\nprint('\\n'.join(sorted(sys.modules)))\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split())
+
+
+def test_the_start_path_loads_nothing_wanted_only_later() -> None:
+    loaded = loaded_on_the_start_path()
+    assert "dynotui.ui.app" in loaded and "textual.app" in loaded  # the path ran
+    early = sorted(
+        module
+        for module in loaded
+        if any(module == name or module.startswith(name + ".") for name in LATER)
+    )
+    assert early == []
