@@ -12,10 +12,11 @@ import pytest
 from textual.widgets import DataTable, Static
 from uihelpers import FixedClock, dynamodb_app, screen_text, text_of, until
 
+from dynotui.dynamodb.plan.words import row as words_row
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
 from dynotui.ui.app import PagerApp
-from dynotui.ui.dynamodb.plan_screen import PlanScreen
+from dynotui.ui.screens.plan import PlanScreen
 from dynotui.ui.testing import settle
 
 SMALL = "c184"  # 35 orders, 4 of them RETURNED (see demo_items)
@@ -157,6 +158,31 @@ async def test_the_report_carries_the_latest_plan(client: Any, demo_table: str) 
         (section,) = [t for t in report.tables if t.title.startswith("Plan")]
         assert {row[0].lstrip("* ") for row in section.rows} >= {"table", "by_total", "scan"}
         assert any(row[-1].startswith("cannot serve") for row in section.rows)
+
+
+async def test_at_80_columns_the_table_fits_and_no_figure_is_lost(
+    client: Any, demo_table: str
+) -> None:
+    """At 80x24 nothing scrolls sideways: the table is no wider than its room, the
+    cheapest path's read units stand in its row, and every figure the terminal's
+    ``dynotui plan`` prints for the highlighted path is on the screen (in its row or,
+    for a column that did not fit, below the table)."""
+    app = dynamodb_app(client, FORM, clock=FixedClock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await plan_screen(pilot, app)
+        plan = screen.plan
+        assert plan is not None and plan.cheapest is not None
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=row_of(screen, plan.cheapest))
+        await pilot.pause()
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        shown = screen_text(app)
+        (line,) = [text for text in shown if f"*  {plan.cheapest}" in text]
+        figures = words_row(plan.path(plan.cheapest), plan)[1:]
+        units = figures[3]
+        assert units.startswith("~") and units in line
+        below = text_of(screen.query_one("#plan-detail", Static))
+        assert [f for f in figures if f not in line and f not in below] == []
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 35)], ids=["80x24", "120x35"])

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Static
-from uihelpers import FixedClock, Recorder, recording, text_of
+from uihelpers import FixedClock, Recorder, recording, screen_text, text_of
 
 from dynotui.postgres.connection import PgOptions, connect
 from dynotui.postgres.schema import describe_table
 from dynotui.postgres.sql import PgQuery
 from dynotui.ui.app import PagerApp
 from dynotui.ui.postgres.adapter import PostgresAdapter
-from dynotui.ui.postgres.plan_screen import PgPlanScreen
+from dynotui.ui.screens.plan import PlanScreen as PgPlanScreen
 from dynotui.ui.testing import settle
 
 SIZE = (120, 35)
@@ -137,6 +137,27 @@ async def test_the_report_carries_the_latest_plan(app: PagerApp) -> None:
         assert names == {p.name for p in plan.paths}
         assert any(row[0] == f"* {plan.cheapest}" for row in section.rows)
         assert "Plan: every order for this filter" in render_markdown(report)
+
+
+async def test_at_80_columns_the_table_fits_and_no_figure_is_lost(app: PagerApp) -> None:
+    """At 80x24 nothing scrolls sideways: the table is no wider than its room, and every
+    figure the terminal's ``dynotui plan --postgres`` prints for the cheapest order is on
+    the screen, in its row or, for a column that did not fit, below the table."""
+    from dynotui.postgres.plan.words import row
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_plan(app, pilot)
+        plan = screen.plan
+        assert plan is not None and plan.cheapest is not None
+        table = screen.query_one(DataTable)
+        table.move_cursor(row=[p.name for p in plan.paths].index(plan.cheapest))
+        await pilot.pause()
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        (line,) = [text for text in screen_text(app) if f"*  {plan.cheapest}" in text]
+        figures = row(plan.path(plan.cheapest), plan)[1:]
+        assert figures[3].startswith("~") and figures[3] in line  # its buffers
+        below = text_of(screen.query_one("#plan-detail", Static))
+        assert [f for f in figures if f not in line and f not in below] == []
 
 
 # A table analyzed whole (fewer rows than ANALYZE samples): its statistics, and so the

@@ -56,7 +56,8 @@ class Plans:
     ) -> None:
         """The plan of ``query``: the one made before for it or for the query a path of
         which it is (with that path's row measured by ``pager``), else a new one."""
-        from dynotui.ui.dynamodb.plan_screen import PlanScreen
+        from dynotui.ui.dynamodb.plan_rows import plan_ask
+        from dynotui.ui.screens.plan import PlanScreen
 
         found = self._by_scope.get(query.spec.scope())
         plan, base, number = None, query, None
@@ -93,7 +94,7 @@ class Plans:
                     answer(left)
                     host.compare(right.query)
 
-        screen = PlanScreen(
+        ask = plan_ask(
             client,
             base,
             prices,
@@ -102,7 +103,7 @@ class Plans:
             clock=host.read_clock(),
             plan=plan,
         )
-        host.ask(screen, answered)
+        host.ask(PlanScreen(ask), answered)
 
     def _keep(self, base: DynamoQuery, plan: Plan) -> None:
         self._plans.append(plan)

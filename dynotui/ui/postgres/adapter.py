@@ -321,13 +321,15 @@ class PostgresAdapter(Adapter[PgBoundary, PgRow, PgCost]):
             self._plan(host, shown, answer)
 
     def _plan(self, host: Host, shown: PgShown, answer: PgAnswer) -> None:
-        from dynotui.ui.postgres.plan_screen import PgPlanScreen
+        from dynotui.ui.postgres.plan_rows import plan_ask
+        from dynotui.ui.screens.plan import PlanScreen
 
         current = shown.query
         if not isinstance(current, PostgresQuery):
             host.say("Open a table first: a plan costs each order that reads its filter.")
             return
-        screen = PgPlanScreen(self.connection, current, copy=host.copy, clock=host.read_clock())
+        ask = plan_ask(self.connection, current, copy=host.copy, clock=host.read_clock())
+        screen = PlanScreen(ask)
 
         def answered(choice: tuple[str, ...] | None) -> None:
             plan = screen.plan
