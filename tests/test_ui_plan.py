@@ -12,6 +12,7 @@ import pytest
 from textual.widgets import DataTable, Static
 from uihelpers import FixedClock, dynamodb_app, screen_text, text_of, until
 
+from dynotui.core.figure_rows import session_rows
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
 from dynotui.ui.app import PagerApp
@@ -93,8 +94,16 @@ async def test_a_shows_every_path_the_cheapest_starred(client: Any, demo_table: 
         await pilot.pause()
         assert "projects INCLUDE" in text_of(screen.query_one("#plan-detail", Static))
         # What the plan read is billed to the session.
-        after = app.session.ledger.figures().unit("RCU").total
+        figures = app.session.ledger.figures()
+        after = figures.unit("RCU").total
         assert after == pytest.approx(before + plan.cost.read_units)
+        # ... and the sidebar's "This session" says where it went: its parts add up to
+        # what it says was spent (the plan's read units were once in the total alone).
+        rows = session_rows(figures)
+        (spent,) = [r for r in rows if r.label == "Spent"]
+        parts = {r.label: float(r.value.replace(",", "")) for r in rows if r.part and r.unit == "RCU"}
+        assert parts["what-if"] == pytest.approx(plan.cost.read_units)
+        assert sum(parts.values()) == pytest.approx(float(spent.value.replace(",", "")))
 
 
 async def test_enter_opens_a_path_and_its_row_is_then_measured(
