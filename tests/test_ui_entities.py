@@ -240,4 +240,4 @@ async def test_the_status_line_says_whose_columns_are_folded(client: Any) -> Non
             await settle(pilot)
             status = text_of(view.query_one("#status-line"))
             folded = len(view.results.folded)
-            assert f"{folded} columns empty or not {entity}'s folded" in status, status
+            assert f"{folded} columns folded (empty or not {entity}'s; f shows)" in status, status
