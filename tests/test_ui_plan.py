@@ -106,6 +106,21 @@ async def test_a_shows_every_path_the_cheapest_starred(client: Any, demo_table: 
         assert sum(parts.values()) == pytest.approx(float(spent.value.replace(",", "")))
 
 
+async def test_a_paths_detail_is_whole_at_80x24(client: Any, demo_table: str) -> None:
+    # The Scan's detail takes seven lines at 80 columns (what its figures rest on is long);
+    # six were shown and the end of "rests on" was cut with no way to see it.
+    app = dynamodb_app(client, FORM, clock=FixedClock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await plan_screen(pilot, app)
+        assert screen.plan is not None
+        screen.query_one(DataTable).move_cursor(row=row_of(screen, "scan"))
+        await pilot.pause()
+        words = " ".join(text_of(screen.query_one("#plan-detail", Static)).split())
+        assert words.endswith("the plan read"), words
+        shown = " ".join(" ".join(line.strip("█ ") for line in screen_text(app)).split())
+        assert words in shown, (words, shown)
+
+
 async def test_enter_opens_a_path_and_its_row_is_then_measured(
     client: Any, demo_table: str
 ) -> None:

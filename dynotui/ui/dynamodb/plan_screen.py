@@ -92,7 +92,7 @@ class PlanScreen(Dialog[PlanAnswer | None]):
     DEFAULT_CSS = """
     #plan-progress, #plan-for, #plan-hint { width: 100%; height: auto; }
     #plan-table { height: 1fr; }
-    #plan-detail { height: auto; max-height: 6; }
+    #plan-detail { height: auto; max-height: 50%; }
     """
 
     def __init__(
