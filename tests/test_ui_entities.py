@@ -153,6 +153,7 @@ async def test_the_sidebar_splits_the_pages_units_by_entity(client: Any) -> None
         view = app.main_view
         items = view.pager.current.items
         text = text_of(view.query_one("#entity-cost", TextStatic))
+        assert "share · rows" in " ".join(text.split())  # what "60% · 12" are, said
         truth = Counter(head(item) for item in items)
         found: dict[str, tuple[float, int]] = {}
         for line in text.splitlines():
