@@ -222,4 +222,6 @@ def sample_entities(
         population=order.item_count,
         segments=len(clients),
         calls=sample.calls,
+        # An index's size is not kept in the schema: its units stay the sample's mean.
+        size_bytes=schema.size_bytes if index is None else None,
     )
