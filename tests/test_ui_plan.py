@@ -101,7 +101,9 @@ async def test_a_shows_every_path_the_cheapest_starred(client: Any, demo_table: 
         # what it says was spent (the plan's read units were once in the total alone).
         rows = session_rows(figures)
         (spent,) = [r for r in rows if r.label == "Spent"]
-        parts = {r.label: float(r.value.replace(",", "")) for r in rows if r.part and r.unit == "RCU"}
+        parts = {
+            r.label: float(r.value.replace(",", "")) for r in rows if r.part and r.unit == "RCU"
+        }
         assert parts["what-if"] == pytest.approx(plan.cost.read_units)
         assert sum(parts.values()) == pytest.approx(float(spent.value.replace(",", "")))
 
