@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 from uihelpers import FixedClock, dynamodb_app, screen_text, text_of, until
 
 from dynotui.core.figure_rows import session_rows
+from dynotui.dynamodb.plan.words import drain_seconds
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
 from dynotui.ui.app import PagerApp
@@ -119,6 +120,9 @@ async def test_a_paths_detail_is_whole_at_80x24(client: Any, demo_table: str) ->
         await pilot.pause()
         words = " ".join(text_of(screen.query_one("#plan-detail", Static)).split())
         assert words.endswith("the plan read"), words
+        # The drain's two figures, whose column is past 80 columns, are said in words.
+        drain = drain_seconds(screen.plan.path("scan"))
+        assert f"drain: {drain} s, at the plan's measured latency / at 3,000" in words
         shown = " ".join(" ".join(line.strip("█ ") for line in screen_text(app)).split())
         assert words in shown, (words, shown)
 
