@@ -14,7 +14,9 @@ How well that holds was measured by simulation (tests/test_entities_inference.py
 customers' partitions of 2 to 15 items mixed with a few product partitions of up to 30,
 the range held the truth 77 to 100 % of the time (by entity) with 40 partitions read, 87
 to 100 % with 80, and 93 to 100 % from 160 on. A rare entity in large clumps is the hard
-case: a sample that met few of its partitions cannot know how clumped it is.
+case: a sample that met few of its partitions cannot know how clumped it is. Where every
+partition read is all of one entity (an overloaded GSI), there is no spread to measure and
+each partition counts as one draw, not each item.
 
 The share's range is scaled to the table's item count (DescribeTable's ItemCount, which
 the service refreshes about every six hours: its staleness is not in the range), and no
@@ -66,8 +68,14 @@ def design_effect(clusters: Iterable[tuple[int, int]], share: float) -> float:
     pairs = [(n, k) for n, k in clusters if n]
     m = len(pairs)
     total = sum(n for n, _ in pairs)
-    if m < 2 or total == 0 or share <= 0 or share >= 1:
+    if m < 2 or total == 0:
         return 1.0
+    if share <= 0 or share >= 1:
+        # Every partition read is all this entity (or none of it): no spread to measure,
+        # and the data are what whole-partition entities give (an overloaded GSI, one
+        # entity a partition). Each partition counts as one draw, not each item: at 1 the
+        # range claimed 1,784 to 2,013 of an index's 2,013 entries for an entity of 222.
+        return total / m
     spread = sum((k - share * n) ** 2 for n, k in pairs) * m / (m - 1) / (total * total)
     simple = share * (1 - share) / total
     return max(1.0, spread / simple)
