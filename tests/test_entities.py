@@ -251,6 +251,30 @@ def test_a_samples_read_units_are_a_whole_scans(ddb: Any, client: Any, demo_tabl
     assert any("TableSizeBytes" in note for note in found["notes"])
 
 
+def test_a_gsi_sample_on_dynamodb_local_says_it_is_not_spread(
+    ddb: Any, client: Any, demo_table: str
+) -> None:
+    # DynamoDB Local reads each segment of a GSI in the index's key order: every segment
+    # starts at the first status in key order, where the service would start each at a
+    # partition of its own by hash. The truth, by boto3: each segment's first item.
+    statuses = {i["status"]["S"] for i in scan_all(client, demo_table) if "status" in i}
+    starts = {
+        client.scan(
+            TableName=demo_table, IndexName="by_status", Segment=n, TotalSegments=8, Limit=1
+        )["Items"][0]["status"]["S"]
+        for n in range(8)
+    }
+    assert starts == {min(statuses)} and len(statuses) > 1
+    found = entities(
+        ddb, "--table-name", demo_table, "--index-name", "by_status", "--max-read-units", "2"
+    )
+    assert found["sample"]["complete"] is False
+    assert any("not spread over the index" in note for note in found["notes"]), found["notes"]
+    # The table's own segments are spread by hash: no such note.
+    table = entities(ddb, "--table-name", demo_table, "--max-read-units", "2")
+    assert not any("not spread" in note for note in table["notes"]), table["notes"]
+
+
 # -- an export ------------------------------------------------------------------------------
 
 
