@@ -242,3 +242,21 @@ def test_the_getting_started_figures_say_their_load_and_cover_each_start() -> No
     for row in rows:  # each figure beside the load it was measured under
         assert re.search(r"\| [\d.]+ to [\d.]+ \|$|\| [\d.]+ \|$", row), row
     assert "about a second" not in (ROOT / "docs" / "postgresql.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--table-name", "t", "--key-condition-expression", "pk = :p"],
+        ["--key-condition-expression", "pk = :p", "--table-name", "t"],
+        ["--limit", "5"],
+    ],
+)
+def test_a_flag_the_app_does_not_take_is_named_not_its_value(argv: list[str]) -> None:
+    # `pages`'s flags given to the app: argparse read the flag's value as the command and
+    # said "invalid choice: 'pk = :p' (choose from 'demo', ...)".
+    result = subprocess.run([*CLI, *argv], capture_output=True, text=True, timeout=60, env=ENV)
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    flag = next(a for a in argv if a not in ("--table-name",) and a.startswith("--"))
+    assert line == f"dynotui: unrecognized arguments: {flag} (see --help)", line

@@ -250,6 +250,50 @@ def test_a_bounded_sample_gives_ranges_that_hold_the_truth(
     assert missed == []
 
 
+def test_a_samples_read_units_are_a_whole_scans(ddb: Any, client: Any, demo_table: str) -> None:
+    # The demo's orders: 2% of them carry a large attachment, in few partitions, so a
+    # sample's mean item is far too small; "RCU: reading the entity's items in a whole
+    # Scan" said 777 of the 2,361 a whole Scan costs. The truth: a plain boto3 Scan.
+    params: dict[str, Any] = {"TableName": demo_table, "ReturnConsumedCapacity": "TOTAL"}
+    truth = 0.0
+    while True:
+        answer = client.scan(**params)
+        truth += answer["ConsumedCapacity"]["CapacityUnits"]
+        if "LastEvaluatedKey" not in answer:
+            break
+        params["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    found = entities(ddb, "--table-name", demo_table)
+    assert found["sample"]["complete"] is False
+    assert found["sample"]["read_units"] < truth / 10  # a sample, not a whole read
+    summed = sum(e["read_units"] for e in found["entities"])
+    assert summed == pytest.approx(truth, rel=0.15)
+    assert any("TableSizeBytes" in note for note in found["notes"])
+
+
+def test_a_gsi_sample_on_dynamodb_local_says_it_is_not_spread(
+    ddb: Any, client: Any, demo_table: str
+) -> None:
+    # DynamoDB Local reads each segment of a GSI in the index's key order: every segment
+    # starts at the first status in key order, where the service would start each at a
+    # partition of its own by hash. The truth, by boto3: each segment's first item.
+    statuses = {i["status"]["S"] for i in scan_all(client, demo_table) if "status" in i}
+    starts = {
+        client.scan(
+            TableName=demo_table, IndexName="by_status", Segment=n, TotalSegments=8, Limit=1
+        )["Items"][0]["status"]["S"]
+        for n in range(8)
+    }
+    assert starts == {min(statuses)} and len(statuses) > 1
+    found = entities(
+        ddb, "--table-name", demo_table, "--index-name", "by_status", "--max-read-units", "2"
+    )
+    assert found["sample"]["complete"] is False
+    assert any("not spread over the index" in note for note in found["notes"]), found["notes"]
+    # The table's own segments are spread by hash: no such note.
+    table = entities(ddb, "--table-name", demo_table, "--max-read-units", "2")
+    assert not any("not spread" in note for note in table["notes"]), table["notes"]
+
+
 # -- an export ------------------------------------------------------------------------------
 
 

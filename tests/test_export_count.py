@@ -330,6 +330,18 @@ def test_count_on_s3_served_by_moto(client, mixed, tmp_path) -> None:
     assert "manifest-summary.json" in missing.stderr
 
 
+def test_an_export_with_no_key_schema_to_be_had_says_so_in_one_line(export_dir, tmp_path) -> None:
+    # No --key-schema and no credentials for DescribeTable: one line that names the flag.
+    # It said "table 'mixed''s key schema" and "(...AWS_* variables.);".
+    env = {k: v for k, v in ENV.items() if not k.startswith("AWS_")}
+    env.update(HOME=str(tmp_path), AWS_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true")
+    result = run_in_process(["entities", "--from-export", str(export_dir)], env=env)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert "this needs the key schema of table '" in line, line
+    assert "''s" not in line and ".)" not in line and "pass --key-schema pk:S,sk:N" in line
+
+
 def test_what_an_export_cannot_answer_is_refused_by_name(export_dir, tmp_path) -> None:
     cases = [
         (

@@ -181,14 +181,17 @@ def test_the_readmes_install_works_on_a_machine_with_only_python(tmp_path: Path)
     assert not re.search(r"\b(pipx|uvx?)\b", first), first  # nothing but Python
     home = tmp_path / "home"
     home.mkdir()
-    # What a fresh machine has: the system's Python, no pipx, no uv, no virtual environment.
-    path = f"{home}/.local/bin:/usr/bin:/bin"
+    # What a fresh machine has: the system's Python, no pipx, no uv, no virtual environment,
+    # and a shell started before ~/.local/bin existed, so not looking in it: the block
+    # itself must make `dynotui` found, as a newcomer types it.
+    path = "/usr/bin:/bin"
     if shutil.which("python3", path=path) is None:
         pytest.skip("no system python3 in /usr/bin")
     assert shutil.which("pipx", path=path) is None and shutil.which("uv", path=path) is None
-    env = _env(home, PATH=path)
-    out = _run(["bash", "-euc", first], env, cwd=ROOT)
+    out = _run(["bash", "-euc", first], _env(home, PATH=path), cwd=ROOT)
     assert f"dynotui {PROJECT['version']}" in out.splitlines()
+    # The shells after it: ~/.local/bin on PATH, as the README says to make it.
+    env = _env(home, PATH=f"{home}/.local/bin:{path}")
     venv_python = home / ".local/venvs/dynotui/bin/python"
     # An extra the install lacks: the command dynotui names adds it to this very install.
     hint = _missing_extra_hint(["dynotui", "serve"], env)

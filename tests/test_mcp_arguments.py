@@ -76,8 +76,10 @@ def test_every_schema_names_only_its_allowed_flags(tool: Any) -> None:
 @pytest.mark.parametrize("name", ["a\x00b", "../outside.toml", "/etc/passwd"])
 def test_a_file_outside_the_folder_or_no_file_name_is_one_line(tool: Any, name: str) -> None:
     with pytest.raises(InputError) as refused:
-        command_argv(tool, {tool.paths[0]: name}, CAP, Path.cwd())
+        command_argv(tool, {tool.paths[0]: name}, CAP, Path("."))  # mcp's default --root
     assert "\n" not in str(refused.value)
+    if "\x00" not in name:  # the folder named in full ("folder ." told an agent nothing)
+        assert str(refused.value).endswith(f"folder {Path.cwd()}"), refused.value
 
 
 @given(units=st.floats(min_value=1e-9, max_value=1e300, allow_nan=False, allow_infinity=False))

@@ -499,3 +499,24 @@ def test_number_flags_fuzzed(run_cli: Any, flag: str, text: str) -> None:
     code, out, err = run_cli("--table-name", "t-none", "--scan", f"{flag}={text}")
     assert code == 2, (flag, text, err)
     assert out == "" and len(err.strip().splitlines()) == 1, err
+
+
+def test_one_entry_read_is_said_in_the_singular(run_cli: Any, client: Any) -> None:
+    # A key range of one item: the Scan's figures rest on "the 1 entry the plan read"
+    # (it said "the 1 entries").
+    create_table(client, table_definition("plan-three", ("pk", "S"), None))
+    write_items(client, "plan-three", [{"pk": f"k{n}", "v": "x" * n} for n in range(3)])
+    code, out, err = run_cli(
+        "--table-name",
+        "plan-three",
+        "--key-condition-expression",
+        "pk = :p",
+        "--expression-attribute-values",
+        '{":p": {"S": "k1"}}',
+        "--json",
+    )
+    assert code == 0, err
+    truth = client.scan(TableName="plan-three", Select="COUNT")["Count"]
+    (scan,) = [p for p in json.loads(out)["paths"] if p["kind"] == "scan"]
+    assert f"DescribeTable's {truth} entries" in scan["basis"], scan["basis"]
+    assert scan["basis"].endswith("sized like the 1 entry the plan read"), scan["basis"]

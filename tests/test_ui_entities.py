@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from export_layout import scan_all
 from textual.widgets import SelectionList
-from uihelpers import dynamodb_app, messages, text_of, until
+from uihelpers import dynamodb_app, messages, screen_text, text_of, until
 
+from dynotui.dynamodb.entities.words import table_lines
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import shop
 from dynotui.ui.testing import settle
@@ -152,6 +153,7 @@ async def test_the_sidebar_splits_the_pages_units_by_entity(client: Any) -> None
         view = app.main_view
         items = view.pager.current.items
         text = text_of(view.query_one("#entity-cost", TextStatic))
+        assert "share · rows" in " ".join(text.split())  # what "60% · 12" are, said
         truth = Counter(head(item) for item in items)
         found: dict[str, tuple[float, int]] = {}
         for line in text.splitlines():
@@ -188,6 +190,26 @@ async def test_the_entity_view_counts_the_table(client: Any) -> None:
         assert after.counts == before.counts + 1  # billed to the session as a count
         spent = after.unit("RCU").total - (before.unit("RCU").total or 0)
         assert abs(spent - found.sample.read_units) < 1e-9
+
+
+async def test_the_entity_table_is_not_cut_at_80x24(client: Any, demo_table: str) -> None:
+    # The demo's orders sampled in part: each count is a range, the widest rows there are.
+    # In a box of 90% of 80 columns the last column (RCU) went to a line of its own.
+    app = dynamodb_app(client, QueryForm(partition_value="acme", page_size="10"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("L")
+        await settle(pilot)
+        await pilot.press("enter")
+        screen = app.screen
+        await until(pilot, lambda: getattr(screen, "found", None) is not None)
+        await settle(pilot)
+        found = screen.found
+        assert not found.sample.complete and found.entities
+        rows = table_lines(found)[: 1 + len(found.entities)]
+        shown = screen_text(app)
+        for row in rows:
+            assert any(row in line for line in shown), (row, shown)
 
 
 async def test_a_table_with_no_entities_has_no_entity_column(client: Any, demo_table: str) -> None:
@@ -240,4 +262,4 @@ async def test_the_status_line_says_whose_columns_are_folded(client: Any) -> Non
             await settle(pilot)
             status = text_of(view.query_one("#status-line"))
             folded = len(view.results.folded)
-            assert f"{folded} columns empty or not {entity}'s folded" in status, status
+            assert f"{folded} columns folded (empty or not {entity}'s; f shows)" in status, status

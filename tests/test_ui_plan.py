@@ -12,6 +12,8 @@ import pytest
 from textual.widgets import DataTable, Static
 from uihelpers import FixedClock, dynamodb_app, screen_text, text_of, until
 
+from dynotui.core.figure_rows import session_rows
+from dynotui.dynamodb.plan.words import drain_seconds
 from dynotui.dynamodb.plan.words import row as words_row
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
@@ -94,8 +96,36 @@ async def test_a_shows_every_path_the_cheapest_starred(client: Any, demo_table: 
         await pilot.pause()
         assert "projects INCLUDE" in text_of(screen.query_one("#plan-detail", Static))
         # What the plan read is billed to the session.
-        after = app.session.ledger.figures().unit("RCU").total
+        figures = app.session.ledger.figures()
+        after = figures.unit("RCU").total
         assert after == pytest.approx(before + plan.cost.read_units)
+        # ... and the sidebar's "This session" says where it went: its parts add up to
+        # what it says was spent (the plan's read units were once in the total alone).
+        rows = session_rows(figures)
+        (spent,) = [r for r in rows if r.label == "Spent"]
+        parts = {
+            r.label: float(r.value.replace(",", "")) for r in rows if r.part and r.unit == "RCU"
+        }
+        assert parts["what-if"] == pytest.approx(plan.cost.read_units)
+        assert sum(parts.values()) == pytest.approx(float(spent.value.replace(",", "")))
+
+
+async def test_a_paths_detail_is_whole_at_80x24(client: Any, demo_table: str) -> None:
+    # The Scan's detail takes seven lines at 80 columns (what its figures rest on is long);
+    # six were shown and the end of "rests on" was cut with no way to see it.
+    app = dynamodb_app(client, FORM, clock=FixedClock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await plan_screen(pilot, app)
+        assert screen.plan is not None
+        screen.query_one(DataTable).move_cursor(row=row_of(screen, "scan"))
+        await pilot.pause()
+        words = " ".join(text_of(screen.query_one("#plan-detail", Static)).split())
+        assert words.endswith("the plan read"), words
+        # The drain's two figures, whose column is past 80 columns, are said in words.
+        drain = drain_seconds(screen.plan.path("scan"))
+        assert f"drain: {drain} s, at the plan's measured latency / at 3,000" in words
+        shown = " ".join(" ".join(line.strip("█ ") for line in screen_text(app)).split())
+        assert words in shown, (words, shown)
 
 
 async def test_enter_opens_a_path_and_its_row_is_then_measured(

@@ -144,3 +144,52 @@ def test_bad_flags_are_one_line(
     result = what_if(ddb, "--patterns", str(path), *INDEX, *flags)
     assert result.returncode == 2 and words in result.stderr, result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_value_tried_with_no_items_saves_nothing_and_is_no_error(
+    ddb: Any, demo_table: str, tmp_path: Path, client: Any
+) -> None:
+    # A customer with no orders: the Query reads nothing (DynamoDB Local bills it 0 read
+    # units), so the index saves nothing there; it once ended the run with exit 2,
+    # "the endpoint reported no read units to compare", blaming the key condition.
+    nobody = {":c": {"S": "nobody-at-all"}}
+    truth = client.query(
+        TableName=demo.TABLE,
+        KeyConditionExpression="customer = :c",
+        ExpressionAttributeValues=nobody,
+    )
+    assert truth["Count"] == 0 and "LastEvaluatedKey" not in truth
+    path = tmp_path / "dynotui.toml"
+    path.write_text(
+        f"""
+[[pattern]]
+name = "a customer's orders"
+table_name = "{demo.TABLE}"
+key_condition_expression = "customer = :c"
+expression_attribute_values = '{json.dumps(SMALL)}'
+calls_per_day = 50000
+try_values = ['{json.dumps(SMALL)}', '{json.dumps(nobody)}']
+"""
+    )
+    result = what_if(ddb, "--patterns", str(path), *INDEX, "--writes-per-day", "100", "--json")
+    assert result.returncode == 0, result.stderr
+    (row,) = json.loads(result.stdout)["patterns"]
+    small = alone(ddb, None, None, SMALL)
+    # The budget's mean over the values tried: the small customer's saving and nothing.
+    expected = (saved_per_page(small) + 0.0) / 2
+    assert row["read_units_saved_per_call"] == pytest.approx(expected, rel=1e-5, abs=1e-6)
+
+
+def test_an_index_that_serves_no_pattern_says_why(
+    ddb: Any, demo_table: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "dynotui.toml"
+    path.write_text(FILE)
+    # No pattern tests placed_on with '=': a Query on that index answers none of them.
+    result = what_if(
+        ddb, "--patterns", str(path), "--partition-key", "placed_on", "--writes-per-day", "5"
+    )
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert "the imagined index serves no pattern" in line, line
+    assert "placed_on" in line and 'pattern "returned orders"' in line, line

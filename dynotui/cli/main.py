@@ -94,8 +94,28 @@ class VersionAction(argparse.Action):
 class OneLineParser(argparse.ArgumentParser):
     """Usage errors as one line on stderr, exit 2, like every other bad input."""
 
+    argv: Sequence[str] = ()  # the top-level parser's, to name a stray flag
+
     def error(self, message: str) -> NoReturn:
+        stray = self._stray_flag(message)
+        if stray is not None:
+            message = f"unrecognized arguments: {stray}"
         self.exit(2, f"{self.prog}: {visible(message)} (see --help)\n")
+
+    def _stray_flag(self, message: str) -> str | None:
+        """A flag the app does not take, whose value argparse then read as the command:
+        'dynotui --key-condition-expression "pk = :p"' said "invalid choice: 'pk = :p'"."""
+        if not message.startswith("argument COMMAND: invalid choice: "):
+            return None
+        for before, token in zip(self.argv, self.argv[1:], strict=False):
+            flag = before.split("=", 1)[0]
+            if (
+                message.startswith(f"argument COMMAND: invalid choice: {token!r} ")
+                and flag.startswith("-")
+                and flag not in self._option_string_actions
+            ):
+                return flag
+        return None
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -107,6 +127,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
             "the pager on your AWS account (or --endpoint-url)."
         ),
     )
+    parser.argv = list(argv)
     parser.add_argument(
         "--version", action=VersionAction, help="show the installed version and exit"
     )

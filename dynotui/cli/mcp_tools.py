@@ -398,7 +398,8 @@ def _inside(root: Path, name: str, text: str) -> str:
     except (ValueError, OSError) as exc:  # a NUL in the name; a symlink loop
         raise InputError(f"{name} is not a file name here: {exc}") from None
     if not path.is_relative_to(root.resolve()):
-        raise InputError(f"{name} must name a file inside the server's folder {root}")
+        # The folder in full: an agent does not know the server's working folder ('.').
+        raise InputError(f"{name} must name a file inside the server's folder {root.resolve()}")
     return str(path)
 
 

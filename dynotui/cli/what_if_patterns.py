@@ -101,8 +101,10 @@ def _saved_per_page(estimate: Mapping[str, Any]) -> float | None:
     per_page = (now.get("read_units_per_page") or {}).get("mean")
     units_now = _bound(now.get("read_units"), high=False)
     units_then = _bound(then.get("read_units"), high=True)
-    if per_page is None or not units_now or units_then is None:
+    if per_page is None or units_now is None or units_then is None:
         return None
+    if units_now == 0:  # nothing read today (a value with no items): nothing to save
+        return 0.0
     return float(per_page * (1 - units_then / units_now))  # below 0: the index reads more
 
 
@@ -132,6 +134,7 @@ def run_patterns(args: argparse.Namespace, out: TextIO, index: Any, budget: floa
     schema = describe_table(client, table)
     index.check(schema)
     rows: list[dict[str, Any]] = []
+    refused: list[str] = []  # why the index cannot serve a pattern, for when it serves none
     cost_side: dict[str, Any] | None = None
     most_items = -1
     for pattern, cases in prepared:
@@ -164,6 +167,7 @@ def run_patterns(args: argparse.Namespace, out: TextIO, index: Any, budget: floa
                 ).run()
             except InputError as exc:  # the query is sound: the index cannot answer it
                 unserved = f"the index cannot serve it: {exc}"
+                refused.append(f'pattern "{pattern.name}": {exc}')
                 break
             except DynotuiError as exc:
                 raise pattern_error(exc, file.path, pattern, case) from None
@@ -194,6 +198,11 @@ def run_patterns(args: argparse.Namespace, out: TextIO, index: Any, budget: floa
                 "read_units_saved_per_month": round(per_call * calls * float(DAYS_PER_MONTH), 3),
                 "why": None if pattern.calls_per_day is not None else "no calls_per_day: 0",
             }
+        )
+    if cost_side is None and refused:
+        raise InputError(
+            f"{file.path}: the imagined index serves no pattern of '{table}' "
+            f"({len(refused)} tried; {refused[0]})"
         )
     if cost_side is None:
         raise InputError(f"{file.path}: no pattern is a Query or Scan of '{table}' to estimate")

@@ -227,6 +227,7 @@ def session_rows(figures: SessionFigures) -> list[Row]:
             ("pages", unit.pages),
             ("counts", unit.counts),
             ("abandoned", unit.abandoned),
+            ("what-if", unit.what_if),  # what-if estimates and plans: billed all the same
             ("read ahead", unit.read_ahead),
         ):
             if part is not None and part.headline is not None and part.headline != total:

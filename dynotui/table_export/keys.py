@@ -86,8 +86,9 @@ def resolve_schema(
         return describe()
     except DynotuiError as exc:
         raise InputError(
-            f"this needs table {table!r}'s key schema, and DescribeTable did not give it "
-            f"({exc}); pass {FLAG} pk:S,sk:N (and {FLAG} INDEX=pk:S,sk:S for an index)"
+            f"this needs the key schema of table {table!r}, and DescribeTable did not give "
+            f"it ({str(exc).rstrip('.')}); pass {FLAG} pk:S,sk:N (and {FLAG} INDEX=pk:S,sk:S "
+            "for an index)"
         ) from None
 
 

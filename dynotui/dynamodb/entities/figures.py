@@ -136,14 +136,19 @@ def entities_of(
     calls: int = 0,
     export_time: datetime | None = None,
     open_partitions: Iterable[Any] = (),
+    size_bytes: int | None = None,
 ) -> Entities:
     """The entity table of what ``census`` read: exact when ``complete``, else each count
     estimated for ``population`` items (at least what was read), from the partitions read
-    to their end (``open_partitions``: those a read stopped inside)."""
+    to their end (``open_partitions``: those a read stopped inside); and the read units of
+    a whole Scan from ``size_bytes`` (DescribeTable's size) where it is given, split by the
+    sample's bytes: a sample's mean item misses the rare large items (the demo's orders: a
+    third of a whole Scan's units)."""
     open_partitions = frozenset(open_partitions)
     scheme = census.scheme  # decides, if fewer items than DECIDE_AFTER were read
     names = names_of(census.tallies)
     whole = census.items if complete or population is None else max(population, census.items)
+    sized = not complete and bool(size_bytes) and census.bytes > 0
     figures = []
     for rule, tally in census.tallies.items():
         if complete:
@@ -152,6 +157,11 @@ def entities_of(
             seen, read, pairs = census.closed_part(rule, open_partitions)
             count = estimate_count(seen, read, whole, pairs, floor=tally.items)
         mean = tally.bytes / tally.items if tally.items else 0.0
+        share_bytes = tally.bytes / census.bytes if census.bytes else 0.0
+        if sized:
+            units = scan_units(float(size_bytes or 0) * share_bytes)
+        else:
+            units = scan_units(mean * count.items)
         presence = sorted(
             ((name, n / tally.items) for name, n in tally.attributes.items()),
             key=lambda pair: (-pair[1], pair[0]),
@@ -163,12 +173,12 @@ def entities_of(
                 count=count,
                 seen=tally.items,
                 share_items=tally.items / census.items if census.items else 0.0,
-                share_bytes=tally.bytes / census.bytes if census.bytes else 0.0,
+                share_bytes=share_bytes,
                 p50=percentile(tally.sizes, 0.5),
                 p99=percentile(tally.sizes, 0.99),
                 attributes=tuple(presence),
                 more_attributes=bool(tally.more_attributes),
-                read_units=scan_units(mean * count.items),
+                read_units=units,
             )
         )
     figures.sort(key=lambda f: (-f.count.items, f.name))
@@ -188,12 +198,17 @@ def entities_of(
             partitions=len(census.clusters),
             export_time=export_time,
         ),
-        notes=tuple(_notes(census, complete)),
+        notes=tuple(_notes(census, complete, sized)),
     )
 
 
-def _notes(census: Census, complete: bool) -> list[str]:
+def _notes(census: Census, complete: bool, sized: bool = False) -> list[str]:
     notes = []
+    if sized:
+        notes.append(
+            "RCU: the table's size (DescribeTable's TableSizeBytes) split by the bytes of the "
+            "sample's entities"
+        )
     if any(rule.kind == "rest" for rule in census.tallies):
         notes.append(
             f"more than {MAX_ENTITIES} entity types: the rest are counted together as (other)"

@@ -195,10 +195,11 @@ class Costing:
         if not sizes:
             return None, "not estimated: nothing read to size its entries"
         found = synthetic_drain(path.spec, path.schema, count, sizes, len(self.matches.items))
+        read = len(self._sizes(path))
         basis = (
-            f"DescribeTable's {planner.schema.item_count_text(count)} entries "
-            f"({planner.schema.item_count_note()}), sized like the "
-            f"{len(self._sizes(path)):,} entries the plan read"
+            f"DescribeTable's {planner.schema.item_count_text(count)} "
+            f"{'entry' if count == 1 else 'entries'} ({planner.schema.item_count_note()}), "
+            f"sized like the {read:,} {'entry' if read == 1 else 'entries'} the plan read"
         )
         return self._figures(path, found, None, basis, frozenset()), None
 

@@ -127,6 +127,12 @@ class EntitiesScreen(Dialog[None]):
             yield Label("", id="entities-error", classes="field-error")
         yield Footer()
 
+    def on_mount(self) -> None:
+        # The whole screen, as the plan's: the entity table's rows are as wide as an 80
+        # column terminal allows, and at 90% its last column wrapped onto a line of its own.
+        box = self.query_one("#entities-box")
+        box.styles.width = box.styles.height = "100%"
+
     def action_run(self) -> None:
         if self.token is not None:
             return

@@ -18,7 +18,7 @@ from dynotui.core.figures_text import number
 from dynotui.core.money import PriceList
 from dynotui.dynamodb.plan.figures import Plan, PlannedPath
 from dynotui.dynamodb.plan.planner import Progress
-from dynotui.dynamodb.plan.words import kind_words, ratio_words, row
+from dynotui.dynamodb.plan.words import drain_seconds, kind_words, ratio_words, row
 from dynotui.ui.dynamodb.plan_run import PlanBroken, PlanMade, run
 from dynotui.ui.dynamodb.query import DynamoQuery
 from dynotui.ui.screens.plan import PlanAsk, PlanColumn, PlanFailed, PlanRow, PlanShown
@@ -51,6 +51,11 @@ def detail(planned: PlannedPath, plan: Plan) -> tuple[str, ...]:
         lines.append(f"key condition: {planned.key_text() or 'none (a Scan)'}")
     lines.append(f"filter: {planned.filter_text() or 'none'} · order: {path.order_words()}")
     if planned.figures is not None:
+        # The "drain s" column holds two figures and says what they are nowhere.
+        lines.append(
+            f"drain: {drain_seconds(planned)} s, at the plan's measured latency / at 3,000 "
+            "read units a second (a partition's ceiling)"
+        )
         lines.append(f"rests on: {planned.figures.basis}")
     if planned.why:
         lines.append(f"note: {planned.why}")

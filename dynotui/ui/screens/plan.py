@@ -168,7 +168,7 @@ class PlanScreen(Dialog[PlanAnswer | None], Generic[P, R]):
     DEFAULT_CSS = """
     #plan-progress, #plan-for, #plan-hint { width: 100%; height: auto; }
     #plan-table { height: 1fr; min-height: 4; }
-    #plan-detail { height: auto; max-height: 8; }
+    #plan-detail { height: auto; max-height: 50%; }
     """
 
     def __init__(self, ask: PlanAsk[P, R]) -> None:

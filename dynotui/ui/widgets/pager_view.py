@@ -430,7 +430,7 @@ class PagerView(Horizontal):
                 what = self.results.folded_words(folded)
                 # Short: the status is one line at 120x35, so the grid does not move down a
                 # line on the page that folds a column.
-                text.append(f" · {what} folded (f shows)", style="dim")
+                text.append(f" · {what}", style="dim")
             entity_words = self.results.entity_words()
             if entity_words:
                 text.append(" · " + entity_words, style="bold")

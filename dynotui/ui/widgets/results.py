@@ -142,11 +142,13 @@ class Results(Grid):
             self.post_message(self.ColumnsFollowed())
 
     def folded_words(self, folded: int) -> str:
-        """The columns folded, in words: empty ones, or also another entity's."""
+        """The columns folded, in words: empty ones, or also another entity's ("8 columns
+        empty or not ADDRESS's folded" read as if ADDRESS's columns were the ones hidden)."""
         plural = "s" if folded > 1 else ""
         if self.column_entity is not None and self._mixed():
-            return f"{folded} column{plural} empty or not {visible(self.column_entity)}'s"
-        return f"{folded} empty column{plural}"
+            entity = visible(self.column_entity)
+            return f"{folded} column{plural} folded (empty or not {entity}'s; f shows)"
+        return f"{folded} empty column{plural} folded (f shows)"
 
     def _mixed(self) -> bool:
         return len({self.names[i] for i in self.rows_shown}) > 1 if self.names else False

@@ -398,7 +398,9 @@ def entity_text(
     and its rows)."""
     units = cost.headline if cost is not None else None
     unit = cost.unit if cost is not None else ""
-    text = heading("By entity", "the page's units by its rows' bytes; rows", width)
+    # The legend names both figures after the units ("60% · 12"): it said "...; rows", and
+    # a lone "rows" wrapped onto a line of its own read as a stray word.
+    text = heading("By entity", "the page's units split by its rows' bytes: share · rows", width)
     rows = [
         Row(
             name,
