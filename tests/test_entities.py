@@ -270,6 +270,25 @@ def test_a_samples_read_units_are_a_whole_scans(ddb: Any, client: Any, demo_tabl
     assert any("TableSizeBytes" in note for note in found["notes"])
 
 
+def test_one_group_sampled_is_the_tables_item_count_with_no_range(
+    ddb: Any, client: Any, demo_table: str
+) -> None:
+    # The demo's orders have no entity attribute and no key prefix: every item is the one
+    # group, so its count is the table's. A sample said (all items) ~11,449 (9,236-11,449).
+    truth = client.describe_table(TableName=demo_table)["Table"]["ItemCount"]
+    found = entities(ddb, "--table-name", demo_table)
+    assert found["sample"]["complete"] is False
+    (group,) = found["entities"]
+    assert group["name"] == "(all items)"
+    assert (group["items"], group["items_range"]) == (truth, [truth, truth])
+    result = run_in_process(
+        ["entities", "--endpoint-url", ddb.endpoint_url, "--table-name", demo_table], env=ENV
+    )
+    assert result.returncode == 0, result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("(all items) ")]
+    assert f"~{truth:,} " in f"{line} " and f"-{truth:,})" not in line, line
+
+
 def test_a_gsi_sample_on_dynamodb_local_says_it_is_not_spread(
     ddb: Any, client: Any, demo_table: str
 ) -> None:

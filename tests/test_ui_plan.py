@@ -124,6 +124,8 @@ async def test_a_paths_detail_is_whole_at_80x24(client: Any, demo_table: str) ->
         # The drain's two figures, whose column is past 80 columns, are said in words.
         drain = drain_seconds(screen.plan.path("scan"))
         assert f"drain: {drain} s, at the plan's measured latency / at 3,000" in words
+        # ... once: the line of the figures the table left out does not say it again.
+        assert words.count(drain) == 1, words
         shown = " ".join(" ".join(line.strip("█ ") for line in screen_text(app)).split())
         assert words in shown, (words, shown)
 

@@ -154,6 +154,17 @@ class Scheme:
         default_factory=dict, compare=False, hash=False, repr=False
     )
 
+    @property
+    def one_group(self) -> bool:
+        """Every item is told to the one group (``ALL_ITEMS``): no attribute or prefix to
+        tell any apart (``rule_of`` reads the partition key's prefix by separator only)."""
+        return (
+            self.attribute is None
+            and self.partition_separator is None
+            and self.sort_separator is None
+            and not self.sort_markers
+        )
+
     def _prefix(
         self, item: Mapping[str, Any], key: str | None, separator: str | None, markers: bool
     ) -> str | None:

@@ -17,6 +17,8 @@ SHOWN_ATTRIBUTES = 24
 def count_text(count: CountEstimate) -> str:
     if count.exact:
         return f"{count.items:,}"
+    if count.low == count.high:
+        return f"~{count.items:,}"  # the table's ItemCount: approximate, but no range
     return f"~{count.items:,} ({count.low:,}-{count.high:,})"
 
 

@@ -32,8 +32,8 @@ COLUMNS = (
     PlanColumn("pages"),
     PlanColumn("p50/p99"),
     PlanColumn("$/M views", "$/M"),
-    PlanColumn("drain s"),
-    PlanColumn("kind"),
+    PlanColumn("drain s", in_detail=True),
+    PlanColumn("kind", in_detail=True),
 )
 HINT = "* cheapest · + marked · ~ estimated (a figure without ~ was measured)"
 

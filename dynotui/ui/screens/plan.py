@@ -45,6 +45,9 @@ NAME_FLOOR = 16  # cells a name may be cut down to so that every column shows
 class PlanColumn:
     heading: str
     short: str = ""  # the heading where the full table does not fit ("" = the same)
+    # The row's detail says this figure in words: left out of the table, it is not said
+    # again on the line of figures the table left out.
+    in_detail: bool = False
 
     def at(self, narrow: bool) -> str:
         return self.short if narrow and self.short else self.heading
@@ -305,7 +308,7 @@ class PlanScreen(Dialog[PlanAnswer | None], Generic[P, R]):
         dropped = [
             f"{column.heading} {planned.cells[i]}"
             for i, column in enumerate(self.ask.columns)
-            if i >= self.fit.columns and planned.cells[i] not in ("", "-")
+            if i >= self.fit.columns and not column.in_detail and planned.cells[i] not in ("", "-")
         ]
         if dropped:
             lines[1:1] = [" · ".join(dropped)]
