@@ -201,6 +201,34 @@ def test_now_is_what_pages_reads(ddb: Any, demo_table: str) -> None:
         assert now["read_units_per_page"]["p99"] == summary["measures"]["capacity_per_page"]["p99"]
 
 
+def test_a_key_with_its_type_is_the_key_and_its_type(ddb: Any, demo_table: str) -> None:
+    # 'total:N' was taken as an attribute's name: no item holds it, and the imagined index
+    # came out empty (0 matches, 0 read units) beside a note few would read.
+    spelled = ["--partition-key", "status", "--sort-key", "total", "--sort-key-type", "N"]
+    results = [
+        what_if_cli(ddb, *RARE, *keys, "--json")
+        for keys in (spelled, ["--partition-key", "status:S", "--sort-key", "total:N"])
+    ]
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    first, second = (json.loads(r.stdout)["what_if"] for r in results)
+    assert first["matches"] > 0
+    assert second == first
+    # With the type flag given, the whole is the name: an attribute no item holds.
+    named = what_if_cli(
+        ddb,
+        *RARE,
+        "--partition-key",
+        "status",
+        "--sort-key",
+        "total:N",
+        "--sort-key-type",
+        "N",
+        "--json",
+    )
+    assert named.returncode == 0, named.stderr
+    assert json.loads(named.stdout)["what_if"]["matches"] == 0
+
+
 def test_bad_input_is_one_line_and_exit_2(ddb: Any, demo_table: str) -> None:
     cases = [
         ([*RARE, "--partition-key", "status", "--max-read-units", "0"], "--max-read-units"),

@@ -65,8 +65,12 @@ def register(sub: Any, help_text: str) -> None:
         help=f"fill mode: calls per page at most (1 to {MAX_ROUNDS_LIMIT})",
     )
     imagined = parser.add_argument_group("the index to imagine (a GSI)")
-    imagined.add_argument("--partition-key", metavar="ATTR", help="its partition key")
-    imagined.add_argument("--sort-key", metavar="ATTR", help="its sort key (optional)")
+    imagined.add_argument(
+        "--partition-key", metavar="ATTR", help="its partition key: ATTR, or ATTR:S|N|B"
+    )
+    imagined.add_argument(
+        "--sort-key", metavar="ATTR", help="its sort key (optional): ATTR, or ATTR:S|N|B"
+    )
     imagined.add_argument(
         "--partition-key-type",
         choices=KEY_TYPES,
@@ -131,15 +135,28 @@ def imagined_from_args(args: argparse.Namespace) -> Any:
     if not args.partition_key:
         raise InputError("--partition-key is required: name the imagined index's partition key")
     include = tuple(a.strip() for a in (args.include or "").split(",") if a.strip())
+    partition_key, partition_type = key_and_type(args.partition_key, args.partition_key_type)
+    sort_key, sort_type = key_and_type(args.sort_key or None, args.sort_key_type)
     return ImaginedIndex(
-        partition_key=args.partition_key,
-        sort_key=args.sort_key or None,
+        partition_key=partition_key,
+        sort_key=sort_key,
         projection=args.projection,
         include=include,
         name=args.new_index_name,
-        partition_type=args.partition_key_type,
-        sort_type=args.sort_key_type,
+        partition_type=partition_type,
+        sort_type=sort_type,
     )
+
+
+def key_and_type(name: str | None, kind: str | None) -> tuple[str | None, str | None]:
+    """``ATTR:TYPE`` as dynotui's key schemas write a key (``pk:S``), where the key's type
+    flag is not given: ``total:N`` was taken as an attribute no item holds, and the index
+    imagined empty. With the type flag, the whole is the name (a name may end in ``:N``)."""
+    if name and kind is None:
+        base, colon, suffix = name.rpartition(":")
+        if colon and base and suffix in ("S", "N", "B"):
+            return base, suffix
+    return name, kind
 
 
 def check_budget(value: float) -> float:
