@@ -138,7 +138,7 @@ def imagined_from_args(args: argparse.Namespace) -> Any:
     partition_key, partition_type = key_and_type(args.partition_key, args.partition_key_type)
     sort_key, sort_type = key_and_type(args.sort_key or None, args.sort_key_type)
     return ImaginedIndex(
-        partition_key=partition_key,
+        partition_key=partition_key or args.partition_key,
         sort_key=sort_key,
         projection=args.projection,
         include=include,
