@@ -420,7 +420,7 @@ def test_an_export_is_a_path_of_no_read_units(
     run_cli: Any, client: Any, orders: str, tmp_path: Any
 ) -> None:
     folder = write_export(tmp_path, scan_all(client, orders), table=orders)
-    code, out, err = run_cli(
+    found_args = (
         "--table-name",
         orders,
         "--key-condition-expression",
@@ -435,6 +435,7 @@ def test_an_export_is_a_path_of_no_read_units(
         str(folder),
         "--json",
     )
+    code, out, err = run_cli(*found_args)
     assert code == 0, err
     found = json.loads(out)
     paths = {p["name"]: p for p in found["paths"]}
@@ -451,6 +452,15 @@ def test_an_export_is_a_path_of_no_read_units(
         values=values(c={"S": "c11"}, r={"S": "RETURNED"}),
     )
     assert export["matches"] == len(expected_keys(client, spec))
+    # In words, an export has no pages and no ratio to the cheapest's read units: it said
+    # "pages 0", "~0/0" and "0x the cheapest's read units".
+    args = [a for a in found_args if a != "--json"]
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    (export_row,) = [line for line in out.splitlines() if line.startswith("export  ")]
+    cells = export_row.split()
+    assert cells[:6] == ["export", "export", "-", f"{export['matches']:,}", "0", "-"], cells
+    assert "0x" not in out and "no read units: its files" in out
 
 
 def test_report_carries_the_plan(

@@ -49,6 +49,8 @@ def drain_seconds(planned: PlannedPath) -> str:
     assert figures is not None
     latency = figures.seconds_at_latency
     at = "-" if latency is None else f"{mark(planned, 'seconds')}{latency.text()}"
+    if planned.path.kind == "export":
+        return f"{at} / -"  # read from its files: no partition's ceiling
     return f"{at} / ~{figures.seconds_at_ceiling.text()}"
 
 
@@ -59,6 +61,11 @@ def row(planned: PlannedPath, plan: Plan) -> tuple[str, ...]:
     figures = planned.figures
     if figures is None:
         return (name, kind_words(planned), "-", "-", "-", "-", "-", "-")
+    if planned.path.kind == "export":
+        # Read in one pass from its files: no pages, no units or money a page, no
+        # partition's ceiling; its drain is the time the reading took ("pages 0", "~0/0").
+        matches = figure(planned, "matches", figures.matches)
+        return (name, kind_words(planned), "-", matches, "0", "-", "$0", drain_seconds(planned))
     per_page = "-"
     if figures.p50 is not None and figures.p99 is not None:
         per_page = (
@@ -80,6 +87,8 @@ def row(planned: PlannedPath, plan: Plan) -> tuple[str, ...]:
 def ratio_words(planned: PlannedPath, plan: Plan) -> str:
     if planned.path.name == plan.cheapest:
         return "the cheapest"
+    if planned.path.kind == "export":
+        return "no read units: its files, as they were exported"  # not "0x the cheapest's"
     if planned.ratio is None:
         return "no ratio"
     return f"{planned.ratio.text()}x the cheapest's read units"

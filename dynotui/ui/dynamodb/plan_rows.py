@@ -52,10 +52,13 @@ def detail(planned: PlannedPath, plan: Plan) -> tuple[str, ...]:
     lines.append(f"filter: {planned.filter_text() or 'none'} · order: {path.order_words()}")
     if planned.figures is not None:
         # The "drain s" column holds two figures and says what they are nowhere.
-        lines.append(
-            f"drain: {drain_seconds(planned)} s, at the plan's measured latency / at 3,000 "
-            "read units a second (a partition's ceiling)"
-        )
+        if path.kind == "export":
+            lines.append(f"drain: {drain_seconds(planned)} s: the time reading its files took")
+        else:
+            lines.append(
+                f"drain: {drain_seconds(planned)} s, at the plan's measured latency / at "
+                "3,000 read units a second (a partition's ceiling)"
+            )
         lines.append(f"rests on: {planned.figures.basis}")
     if planned.why:
         lines.append(f"note: {planned.why}")
@@ -66,6 +69,8 @@ def path_row(planned: PlannedPath, plan: Plan) -> PlanRow:
     _, kind, pages, matches, units, per_page, money, drain = row(planned, plan)
     vs = ratio_words(planned, plan) if planned.usable else "cannot serve"
     vs = vs.replace("x the cheapest's read units", "x").replace("the cheapest", "cheapest")
+    if planned.usable and planned.path.kind == "export":
+        vs = "no units"
     name = planned.path.name
     cells = (name, units, vs, matches, pages, per_page, money, drain, kind)
     return PlanRow(name, cells, planned.usable, detail(planned, plan))
