@@ -16,9 +16,10 @@ from export_layout import scan_all
 from textual.widgets import SelectionList
 from uihelpers import dynamodb_app, messages, screen_text, text_of, until
 
-from dynotui.dynamodb.entities.words import table_lines
+from dynotui.dynamodb.entities.words import HEADERS, row_cells, table_lines
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import shop
+from dynotui.local.tables import table_definition
 from dynotui.ui.testing import settle
 from dynotui.ui.widgets.results import ENTITY
 from dynotui.ui.widgets.safe_text import TextStatic
@@ -192,10 +193,32 @@ async def test_the_entity_view_counts_the_table(client: Any) -> None:
         assert abs(spent - found.sample.read_units) < 1e-9
 
 
-async def test_the_entity_table_is_not_cut_at_80x24(client: Any, demo_table: str) -> None:
-    # The demo's orders sampled in part: each count is a range, the widest rows there are.
-    # In a box of 90% of 80 columns the last column (RCU) went to a line of its own.
-    app = dynamodb_app(client, QueryForm(partition_value="acme", page_size="10"))
+LONG = "A_VERY_LONG_ENTITY_NAME_PAST_THIRTY_TWO_CELLS"
+
+
+@pytest.fixture
+def long_names(memory_demo: Any) -> str:
+    """In memory: 4,000 items of two entities with long names, about 1 KB each, so the
+    entity view's 50 read units read a part of them and each count is a range."""
+    name = "entities-long-names"
+    if name not in memory_demo.tables:
+        memory_demo.create_table(**table_definition(name, ("pk", "S"), ("sk", "S")))
+        memory_demo.put(
+            name,
+            [
+                {"pk": f"P#{i // 4}", "sk": f"{(LONG, 'B')[i % 4 == 0]}#{i}", "pad": "x" * 1000}
+                for i in range(4000)
+            ],
+        )
+    return name
+
+
+async def test_the_entity_table_is_not_cut_at_80x24(memory_demo: Any, long_names: str) -> None:
+    # Sampled in part, each count a range beside a name cut at its widest: the widest rows
+    # there are. In a box of 90% of 80 columns the last column (RCU) went to a line of its
+    # own. (The demo's orders, one group, have no range since their count is the table's.)
+    form = QueryForm(partition_value="P#1", page_size="10")
+    app = dynamodb_app(memory_demo, form, table=long_names)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("L")
@@ -205,11 +228,20 @@ async def test_the_entity_table_is_not_cut_at_80x24(client: Any, demo_table: str
         await until(pilot, lambda: getattr(screen, "found", None) is not None)
         await settle(pilot)
         found = screen.found
-        assert not found.sample.complete and found.entities
-        rows = table_lines(found)[: 1 + len(found.entities)]
-        shown = screen_text(app)
-        for row in rows:
-            assert any(row in line for line in shown), (row, shown)
+        assert not found.sample.complete and len(found.entities) == 2
+        assert all(e.count.low < e.count.high for e in found.entities)
+        assert max(len(line) for line in table_lines(found)) > 76  # wider than the room
+        shown = [line.strip("█ ") for line in screen_text(app)]
+        assert list(HEADERS) in [line.split() for line in shown], shown
+        for entity in found.entities:
+            name, *figures = row_cells(entity)
+            # Each row on one line: its name's start (cut, marked …), then every figure.
+            assert any(
+                line.startswith(name[:8])
+                and line.split()[-5:] == figures[-5:]
+                and f" {figures[0]} " in line
+                for line in shown
+            ), (entity.name, shown)
 
 
 async def test_a_table_with_no_entities_has_no_entity_column(client: Any, demo_table: str) -> None:

@@ -32,6 +32,7 @@ from dynotui.core.history import HistoryEntry, HistoryStore, history_dir
 from dynotui.core.ledger import CountOutcome
 from dynotui.core.page import Cost, Page
 from dynotui.core.pager import Pager, Target
+from dynotui.core.text import visible, visible_lines
 from dynotui.process import heap
 from dynotui.report.files import reports_folder
 from dynotui.ui import clipboard
@@ -326,6 +327,11 @@ class PagerApp(App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
+        if not markup:
+            # Plain words may be data's (a catalog identifier, a service's message): every
+            # notification of the app and its screens passes here, so none acts on the
+            # terminal whichever way its caller wrote it. Markup is the app's own words.
+            message, title = visible_lines(message), visible(title)
         if self.notified is not None:
             self.notified(Said(message, title, severity, markup))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)

@@ -76,19 +76,22 @@ def sample_text(entities: Entities) -> str:
     )
 
 
-def table_lines(entities: Entities) -> list[str]:
-    """The entity table as aligned lines; then each entity's rule and attributes."""
+def table_lines(entities: Entities, width: int | None = None) -> list[str]:
+    """The entity table as aligned lines, within ``width`` cells where given (names cut,
+    marked …: each is whole in its line below); then each entity's rule and attributes."""
     rows = [HEADERS, *(row_cells(e) for e in entities.entities)]
     widths = [
         min(MAX_NAME_WIDTH if i == 0 else 40, max(len(row[i]) for row in rows))
         for i in range(len(HEADERS))
     ]
+    if width is not None:
+        # A long name beside counts' ranges went past 80 columns and wrapped the row.
+        over = sum(widths) + 2 * (len(widths) - 1) - width
+        widths[0] = max(len(HEADERS[0]), widths[0] - max(0, over))
     lines = []
     for row in rows:
-        cells = [
-            (row[i][: widths[i]].ljust(widths[i]) if i == 0 else row[i].rjust(widths[i]))
-            for i in range(len(widths))
-        ]
+        name = row[0] if len(row[0]) <= widths[0] else row[0][: widths[0] - 1] + "…"
+        cells = [name.ljust(widths[0]), *(row[i].rjust(widths[i]) for i in range(1, len(widths)))]
         lines.append("  ".join(cells).rstrip())
     for entity in entities.entities:
         lines += [
@@ -99,15 +102,15 @@ def table_lines(entities: Entities) -> list[str]:
     return lines
 
 
-def entities_text(entities: Entities) -> str:
-    """The whole answer for a person."""
+def entities_text(entities: Entities, width: int | None = None) -> str:
+    """The whole answer for a person; its table within ``width`` cells where given."""
     count = plural(len(entities.entities), "entity", "entities")
     lines = [
         f"{count} in {sample_text(entities)}",
         f"told apart by: {entities.scheme.text()}",
         "p50, p99: item sizes in bytes; RCU: reading the entity's items in a whole Scan",
         "",
-        *table_lines(entities),
+        *table_lines(entities, width),
     ]
     lines += [f"note: {note}" for note in entities.notes]
     return "\n".join(lines) + "\n"

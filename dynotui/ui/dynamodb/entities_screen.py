@@ -173,12 +173,22 @@ class EntitiesScreen(Dialog[None]):
         self.finished(read)
         self.found = read.entities
         if read.entities is not None:
-            self.query_one("#entities-table", TextStatic).show(
-                plain_lines(entities_text(read.entities))
-            )
+            self._show_table()
         self.query_one("#entities-hint", TextStatic).show(
             Text("Enter reads again; Esc closes.", style="dim")
         )
+
+    def _show_table(self) -> None:
+        if self.found is None:
+            return
+        # The table's rows within the scroll's width (less its scrollbar), so none wraps.
+        room = max(self.query_one("#entities-scroll").content_size.width - 2, 40)
+        self.query_one("#entities-table", TextStatic).show(
+            plain_lines(entities_text(self.found, room))
+        )
+
+    def on_resize(self) -> None:
+        self._show_table()
 
     def action_stop_or_close(self) -> None:
         if self.token is not None:
