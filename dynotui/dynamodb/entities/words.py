@@ -6,7 +6,7 @@ from __future__ import annotations
 from dynotui.core.figures_text import plural
 from dynotui.core.text import visible
 from dynotui.dynamodb.entities.figures import Entities, EntityFigures
-from dynotui.dynamodb.entities.interval import CountEstimate
+from dynotui.dynamodb.entities.interval import LEVEL, CountEstimate
 
 # Short, so the table fits an 80-column terminal with a count's range in it.
 HEADERS = ("entity", "items", "%items", "%bytes", "p50", "p99", "RCU")
@@ -71,7 +71,7 @@ def sample_text(entities: Entities) -> str:
     return (
         f"{where}: a sample of {sample.items:,} items of {total} (ItemCount), "
         f"{sample.partitions:,} partitions, in {units_text(sample.read_units)} read units, "
-        "stopped at the budget: counts are estimates with 95% ranges (Wilson, over "
+        f"stopped at the budget: counts are estimates with {LEVEL:.0%} ranges (Wilson, over "
         "partitions read whole, widened where few partitions tell an entity's spread)"
     )
 
