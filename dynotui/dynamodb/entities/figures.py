@@ -153,9 +153,10 @@ def entities_of(
     for rule, tally in census.tallies.items():
         if complete:
             count = exact(tally.items)
-        elif scheme.one_group:
+        elif scheme.one_group and population is not None:
             # Every item of the table is this group's: its count is the table's, not a
             # share of it to estimate (the range said 9,236 of the demo's 11,449 could be).
+            # With no item count to take, the estimate below stands (never the items read).
             count = CountEstimate(whole, whole, whole, False)
         else:
             seen, read, pairs = census.closed_part(rule, open_partitions)
