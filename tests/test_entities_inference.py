@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from functools import partial
 
 import pytest
 
@@ -193,7 +194,8 @@ def test_a_partition_a_read_stopped_inside_is_not_taken_as_a_fair_share() -> Non
     stopped = [f"CUSTOMER#{c}" for c in range(60, 100)]  # 40 segments stopped inside one
     census.add_all({"pk": s(pk), "sk": s("ADDRESS#1")} for pk in stopped)
     whole = 1000 * 5  # the table: 1,000 customers of five items
-    biased = entities_of(
+    sampled = partial(
+        entities_of,
         census,
         table="t",
         index=None,
@@ -202,16 +204,8 @@ def test_a_partition_a_read_stopped_inside_is_not_taken_as_a_fair_share() -> Non
         source="table",
         population=whole,
     )
-    fair = entities_of(
-        census,
-        table="t",
-        index=None,
-        complete=False,
-        read_units=0,
-        source="table",
-        population=whole,
-        open_partitions=[("S", pk) for pk in stopped],
-    )
+    biased = sampled()
+    fair = sampled(open_partitions=[("S", pk) for pk in stopped])
     counted = fair.by_name("ADDRESS")
     assert counted is not None and counted.count.low <= 1000 <= counted.count.high
     assert counted.seen == 100 and counted.count.low >= 100  # no bound below items seen

@@ -168,17 +168,23 @@ async def test_the_sidebar_splits_the_pages_units_by_entity(client: Any) -> None
         assert shares == sorted(shares, reverse=True)  # the heaviest first
 
 
+async def read_entities(pilot: Any, app: Any) -> Any:
+    """``L`` then Enter: the entity view, once its read has ended."""
+    await pilot.press("L")
+    await settle(pilot)
+    await pilot.press("enter")
+    screen = app.screen
+    await until(pilot, lambda: getattr(screen, "found", None) is not None)
+    return screen
+
+
 async def test_the_entity_view_counts_the_table(client: Any) -> None:
     truth = Counter(head(item) for item in scan_all(client, shop.TABLE))
     app = app_on_shop(client)
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
         before = app.session.ledger.figures()
-        await pilot.press("L")
-        await settle(pilot)
-        await pilot.press("enter")
-        screen = app.screen
-        await until(pilot, lambda: getattr(screen, "found", None) is not None)
+        screen = await read_entities(pilot, app)
         found = screen.found
         assert found.sample.complete  # the shop fits the budget: counts are exact
         assert {e.name: e.count.items for e in found.entities} == dict(truth)
@@ -221,11 +227,7 @@ async def test_the_entity_table_is_not_cut_at_80x24(memory_demo: Any, long_names
     app = dynamodb_app(memory_demo, form, table=long_names)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await pilot.press("L")
-        await settle(pilot)
-        await pilot.press("enter")
-        screen = app.screen
-        await until(pilot, lambda: getattr(screen, "found", None) is not None)
+        screen = await read_entities(pilot, app)
         await settle(pilot)
         found = screen.found
         assert not found.sample.complete and len(found.entities) == 2
@@ -266,11 +268,7 @@ async def test_the_report_includes_the_entity_table(
     app = app_on_shop(client)
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
-        await pilot.press("L")
-        await settle(pilot)
-        await pilot.press("enter")
-        screen = app.screen
-        await until(pilot, lambda: getattr(screen, "found", None) is not None)
+        await read_entities(pilot, app)
         await pilot.press("escape")
         await settle(pilot)
         await pilot.press("S")

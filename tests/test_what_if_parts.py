@@ -236,6 +236,13 @@ def test_bad_input_is_one_line_and_exit_2(ddb: Any, demo_table: str) -> None:
         ([*RARE, "--partition-key", "total"], "no condition of this query tests 'total'"),
         ([*RARE, "--partition-key", "status", "--include", "a"], "--include goes with"),
         ([*RARE, "--partition-key", "status", "--sort-key", "status"], "must differ"),
+        # A key and its type (total:N): the same key twice once its type is read off.
+        ([*RARE, "--partition-key", "status:S", "--sort-key", "status"], "must differ"),
+        # Not a type: the whole is the name, which no condition tests.
+        ([*RARE, "--partition-key", "status:X"], "tests 'status:X'"),
+        ([*RARE, "--partition-key", ":S"], "tests ':S'"),
+        # The type read off disagrees with the table's definition of the key.
+        ([*RARE, "--partition-key", "customer:N"], "defined as S"),
     ]
     for args, words in cases:
         result = what_if_cli(ddb, *args)
