@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from dynotui.core.figures_text import plural
 from dynotui.dynamodb.cost import Call
 from dynotui.dynamodb.dynamo_json import Item
 from dynotui.dynamodb.plan.entries import (
@@ -199,7 +200,7 @@ class Costing:
         basis = (
             f"DescribeTable's {planner.schema.item_count_text(count)} "
             f"{'entry' if count == 1 else 'entries'} ({planner.schema.item_count_note()}), "
-            f"sized like the {read:,} {'entry' if read == 1 else 'entries'} the plan read"
+            f"sized like the {plural(read, 'entry', 'entries')} the plan read"
         )
         return self._figures(path, found, None, basis, frozenset()), None
 
