@@ -375,9 +375,10 @@ async def test_the_apps_own_client_is_made_once_page_one_is_in_not_while_it_come
         try:
             async with app.run_test(size=(160, 50)) as pilot:
                 deadline = time.monotonic() + 60
-                while not adapter._warm_when_opened and time.monotonic() < deadline:
+                warming = adapter.warming
+                while not warming._started and time.monotonic() < deadline:
                     await pilot.pause(0.05)  # until the first screen is up (started)
-                assert adapter._warm_when_opened, "the app started with page 1 still coming"
+                assert warming._started and not warming._handed_over, "page 1 came first"
                 await pilot.pause(0.5)
                 assert not opening.done.is_set(), opening.opened
                 assert lazy._client is None
@@ -390,6 +391,52 @@ async def test_the_apps_own_client_is_made_once_page_one_is_in_not_while_it_come
                 assert lazy._client is not None  # made once page 1 was in
         finally:
             opening.close()
+
+
+@needs_fork
+async def test_page_one_in_before_the_first_screen_is_drawn_before_the_client_is_made(
+    ddb: Any, client: Any, demo_table: str
+) -> None:
+    # A start that draws its first frame first (ui/starting.py) finds page 1 in when its
+    # main screen comes up: the app's own client (botocore, on the interpreter that draws)
+    # is made once a frame shows the page, not as the screen comes up before it.
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
+    from dynotui.ui.starting import Starting
+    from dynotui.ui.testing import settle
+
+    options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
+    form = QueryForm(partition_value="acme", page_size="7")
+    opening = Opening(options, demo_table, form, fork=True).start()
+    lazy = opening.wait_for_client()
+    assert opening.done.wait(60) and opening.opened.page is not None
+    made: list[tuple[int, bool]] = []  # rows in the grid, and drawn, when the client is made
+    real = lazy.warm
+
+    def warm() -> None:
+        grid = app.main_view.results
+        made.append((grid.row_count, grid._rows_drawn))
+        real()
+
+    lazy.warm = warm  # type: ignore[method-assign]
+
+    def adapter() -> DynamoDBAdapter:
+        return DynamoDBAdapter(
+            lazy, options, label="tests", table=demo_table, form=form, preread=opening
+        )
+
+    app = PagerApp(starting=Starting("tests", "Reading page 1", adapter))
+    try:
+        async with app.run_test(size=(160, 50)) as pilot:
+            deadline = time.monotonic() + 60
+            while (not made or lazy._client is None) and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            await settle(pilot)
+            assert made == [(7, True)]
+            assert app.pager is not None and app.pager.current is not None
+            assert app.pager.current.items == plain_pages(client, demo_table, 7, 1)[0]
+    finally:
+        opening.close()
 
 
 @pytest.mark.parametrize("fork", MODES)

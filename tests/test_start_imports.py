@@ -59,3 +59,49 @@ def test_the_start_path_loads_nothing_wanted_only_later() -> None:
         if any(module == name or module.startswith(name + ".") for name in LATER)
     )
     assert early == []
+
+
+# What the parent imports before a start's first frame (cli/tui_cmd.py's run with a child
+# forked at start, cli/app_launch.py's open_app_first up to PagerApp.run).
+FIRST_FRAME_PATH = (
+    "import dynotui.cli.entry, dynotui.cli.early_open, dynotui.cli.main, dynotui.cli.tui_cmd\n"
+    "import dynotui.cli.app_launch, dynotui.cli.options, dynotui.cli.price_options\n"
+    "import dynotui.dynamodb.query_form, dynotui.dynamodb.table_shapes, dynotui.core.history\n"
+    "import dynotui.dynamodb.connection, dynotui.ui.app, dynotui.ui.starting\n"
+)
+
+# The app's parts, made once the first frame is drawn (ui/starting.py): the opening, the
+# adapter, the main screen and its widgets, the session's ledger and the pager.
+AFTER_THE_FIRST_FRAME = (
+    "dynotui.dynamodb.opening",
+    "dynotui.dynamodb.source",
+    "dynotui.dynamodb.advice",
+    "dynotui.ui.dynamodb",
+    "dynotui.ui.adapter",
+    "dynotui.ui.screens",
+    "dynotui.ui.widgets.pager_view",
+    "dynotui.ui.widgets.grid",
+    "dynotui.ui.widgets.sidebar",
+    "dynotui.ui.session",
+    "dynotui.ui.share",
+    "dynotui.ui.history",
+    "dynotui.core.pager",
+    "dynotui.core.ledger",
+    "dynotui.core.figures_text",
+    "dynotui.core.cursor",
+    "botocore",
+)
+
+
+def test_the_first_frame_comes_before_the_apps_parts() -> None:
+    script = FIRST_FRAME_PATH + "import sys\nprint('\\n'.join(sorted(sys.modules)))\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert "dynotui.ui.starting" in loaded and "textual.app" in loaded  # the path ran
+    early = sorted(
+        module
+        for module in loaded
+        if any(module == name or module.startswith(name + ".") for name in AFTER_THE_FIRST_FRAME)
+    )
+    assert early == []

@@ -445,7 +445,7 @@ async def test_mode_scan_and_direction_are_in_view_at_170x48(memory_demo) -> Non
 def test_words_for_scans_counts_and_single_items(client, demo_table) -> None:
     from datetime import datetime, timedelta, timezone
 
-    from dynotui.core.figures_text import plural
+    from dynotui.core.text import plural
     from dynotui.dynamodb.query_form import build_spec
     from dynotui.dynamodb.schema import describe_table
     from dynotui.ui.dynamodb.query import DynamoQuery

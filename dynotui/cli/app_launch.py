@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from dynotui.dynamodb.query_form import QueryForm
     from dynotui.postgres.connection import PgOptions, PgSession
     from dynotui.postgres.sql import PgQuery
+    from dynotui.process.forked import Forked
+    from dynotui.ui.adapter import Adapter
 
 
 FRAME_RATE = "120"
@@ -140,6 +142,67 @@ def open_app(
         if opening is not None:
             opening.close()
     return app.return_code or 0
+
+
+def open_app_first(
+    child: Forked,
+    options: ConnectionOptions,
+    table: str | None,
+    form: QueryForm,
+    shapes: Any,
+    *,
+    history: HistoryStore,
+    prices: PriceList | None = None,
+    mouse: bool = True,
+    read_ahead: int = 0,
+) -> int:
+    """The app on DynamoDB, its first frame drawn before its parts are imported
+    (``ui/starting.py``), while ``child`` (forked at start and asked already:
+    ``cli/early_open.ask``) reads the table and page 1."""
+    set_frame_rate()
+    from dynotui.dynamodb.connection import provisional_label
+    from dynotui.ui.app import PagerApp
+    from dynotui.ui.starting import Starting
+
+    openings: list[Opening] = []
+
+    def adapter() -> Adapter:
+        from dynotui.dynamodb.opening import Opening
+        from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
+
+        opening = Opening(options, table, form, shapes=shapes).start(child)
+        openings.append(opening)
+        return DynamoDBAdapter(
+            opening.wait_for_client(),
+            options,
+            label=opening.label,
+            table=table,
+            form=form,
+            preread=opening,
+            prices=prices,
+        )
+
+    starting = Starting(provisional_label(options), opening_words(table, form), adapter)
+    app = PagerApp(starting=starting, history=history, read_ahead=read_ahead)
+    try:
+        app.run(mouse=mouse)
+    finally:
+        for opening in openings:
+            opening.close()
+        if not openings:  # left on the first frame: the child has nobody to read for
+            child.close()
+    if app.start_error is not None:
+        raise app.start_error
+    return app.return_code or 0
+
+
+def opening_words(table: str | None, form: QueryForm) -> str:
+    """What a start's first frame says it opens."""
+    if table is None:
+        return "Listing the tables…"
+    if form.partition_value or form.scan:
+        return f"Reading page 1 of {table}…"
+    return f"Opening {table}…"
 
 
 def open_pg_app(

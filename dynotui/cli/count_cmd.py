@@ -17,7 +17,7 @@ from dynotui.cli.pages_cmd import add_query_options
 from dynotui.cli.table_export_options import add_export_options, refuse_export_flags, run_count
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError
-from dynotui.core.figures_text import plural
+from dynotui.core.text import plural
 from dynotui.dynamodb.count import MAX_SEGMENTS, CountProgress, count, forecast
 from dynotui.dynamodb.schema import describe_table
 from dynotui.dynamodb.segments import check_segments, segment_clients

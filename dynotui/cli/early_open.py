@@ -6,7 +6,7 @@ is made, then DescribeTable and Query. Forked only once the command line is pars
 child started a tenth of a second late (the parser and its option modules load first).
 So when the command line plainly opens the app on DynamoDB, the child is forked at once:
 it loads botocore and the opening while the parent parses, then waits for the options,
-the table, the query form and where table shapes are kept (``Opening.start`` sends them)
+the table, the query form and where table shapes are kept (``ask`` sends them)
 and reads as before.
 
 Any doubt (a command, help, --postgres, an export, --resume, or an abbreviation of
@@ -69,6 +69,21 @@ def take() -> Forked | None:
     """The child forked at start, for the opening to send its request to (once)."""
     global _child
     child, _child = _child, None
+    return child
+
+
+def ask(options: Any, table: str | None, form: Any, shapes: Any) -> Forked | None:
+    """Send the child forked at start what to open: the connection's options, the table,
+    the query form and where table shapes are kept (None: nowhere). Sent as soon as the
+    command line is read, before the app's first frame, so the child reads while the app
+    loads. The child, for ``Opening.start``; None if there is none, or it has ended."""
+    child = take()
+    if child is None:
+        return None
+    try:
+        child.send((options, table, form, shapes))
+    except EOFError:
+        return None
     return child
 
 

@@ -17,7 +17,7 @@ from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import InputError
 from dynotui.dynamodb.entities.marks import KNOWN_NAMES
 from dynotui.dynamodb.entities.sample import DEFAULT_MAX_READ_UNITS, DEFAULT_SEGMENTS
-from dynotui.dynamodb.segments import MAX_SEGMENTS
+from dynotui.dynamodb.query_form import MAX_SEGMENTS
 
 MAX_READ_UNITS = 10**9
 SIGINT_EXIT = 130

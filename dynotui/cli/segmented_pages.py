@@ -19,8 +19,9 @@ from dynotui.core.money import PriceList
 from dynotui.core.page import Page
 from dynotui.core.refusals import CursorRefusals
 from dynotui.core.segments import Segment
+from dynotui.dynamodb.query_form import MAX_SEGMENTS
 from dynotui.dynamodb.schema import describe_table
-from dynotui.dynamodb.segments import MAX_SEGMENTS, check_segments, segment_clients, segmented_scan
+from dynotui.dynamodb.segments import check_segments, segment_clients, segmented_scan
 from dynotui.dynamodb.spec import QuerySpec
 
 SIGINT_EXIT = 130

@@ -203,10 +203,9 @@ def run(args: argparse.Namespace) -> int:
         return run_postgres(args)
     if args.mode in ("keyset", "offset"):
         raise InputError(f"--mode {args.mode} is for --postgres; DynamoDB pages raw or fill")
-    from dynotui.cli.app_launch import history_store, open_app, preload_ui, read_ahead_pages
+    from dynotui.cli.app_launch import history_store, read_ahead_pages
     from dynotui.cli.options import connection_options
     from dynotui.cli.price_options import prices_from_args
-    from dynotui.dynamodb.opening import Opening
     from dynotui.dynamodb.query_form import segment_count
     from dynotui.dynamodb.table_shapes import TableShapes
 
@@ -216,10 +215,30 @@ def run(args: argparse.Namespace) -> int:
     form = form_from_args(args)
     segment_count(form)  # bad segments are said before anything starts
     # The table and its page 1 are asked for while Textual loads (about as long), by a
-    # child process where fork is available: before preload_ui, so it forks a small parent.
+    # child process where fork is available: the one forked as the command started, if
+    # any (the app then draws its first frame before loading the rest); else one forked
+    # before preload_ui, so it forks a small parent.
     history = history_store(args)
     shapes = TableShapes() if history.enabled else None  # history off keeps no shape either
-    opening = Opening(options, args.table_name, form, shapes=shapes).start(early_open.take())
+    child = early_open.ask(options, args.table_name, form, shapes)
+    if child is not None:
+        from dynotui.cli.app_launch import open_app_first
+
+        return open_app_first(
+            child,
+            options,
+            args.table_name,
+            form,
+            shapes,
+            history=history,
+            prices=prices,
+            mouse=wants_mouse(args),
+            read_ahead=read_ahead,
+        )
+    from dynotui.cli.app_launch import open_app, preload_ui
+    from dynotui.dynamodb.opening import Opening
+
+    opening = Opening(options, args.table_name, form, shapes=shapes).start()
     preload_ui()
     client = opening.wait_for_client()
     return open_app(

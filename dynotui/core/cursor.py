@@ -26,6 +26,7 @@ from typing import Any
 
 from dynotui.core import scope_parts
 from dynotui.core.errors import InputError
+from dynotui.core.text import duration
 
 VERSION = 2  # 2: scopes are canonical expression trees
 MAX_PAGE = 10**9  # a signed page number is at most this (a stack never gets there)
@@ -78,18 +79,6 @@ def check_max_age(seconds: float) -> float:
             f"the cursor max age must be 1 to {MAX_AGE_LIMIT:,} seconds (a week), got {seconds:g}"
         )
     return float(seconds)
-
-
-def duration(seconds: float) -> str:
-    """``42 s``, ``15 min``, ``3.5 h``: seconds below a minute, so nothing reads "0 min"."""
-    seconds = abs(seconds)
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 86_400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86_400:.1f} days"
 
 
 def _b64encode(data: bytes) -> str:

@@ -18,7 +18,6 @@ from dynotui.core.figures_text import (
     number,
     per_item_text,
     percent,
-    plural,
     refusals_text,
     times,
 )
@@ -26,6 +25,7 @@ from dynotui.core.ledger import SessionFigures
 from dynotui.core.measures import Measures
 from dynotui.core.money import WHAT_SHAPE, PriceList, estimates, per_page_views, usd
 from dynotui.core.page import PageSummary, Totals
+from dynotui.core.text import plural
 
 # A figure a source wrote as text ("3 RCU", "1,234", "0.52 ms", "12 by filter"): its
 # number, and the rest as its unit or note.

@@ -20,6 +20,7 @@ from dynotui.core.money import (
     estimates,
 )
 from dynotui.core.refusals import RefusalFigures
+from dynotui.core.text import plural
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +33,6 @@ class Line:
 def number(value: float) -> str:
     """1,234.5 and 0.5; never an exponent for the sizes a session reaches."""
     return f"{value:,.10g}"
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    return f"{count:,} {word if count == 1 else (many or word + 's')}"
 
 
 def per_item_text(value: float) -> str:

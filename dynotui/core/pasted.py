@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from dynotui.core.cursor import CursorError, CursorSigner, decode, duration
+from dynotui.core.cursor import CursorError, CursorSigner, decode
 from dynotui.core.errors import InputError
 from dynotui.core.exact_json import dumps as exact_dumps
 from dynotui.core.foreign import (
@@ -24,6 +24,7 @@ from dynotui.core.foreign import (
     looks_signed,
     read_foreign,
 )
+from dynotui.core.text import duration
 
 READABLE = (
     "A cursor is signed, not encrypted: anyone holding it can read its start key "

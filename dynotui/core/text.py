@@ -85,3 +85,20 @@ def safe_json_text(text: str) -> str:
     """JSON text made safe to print, still the same JSON: DEL, C1, bidi and other format
     characters as \\u escapes."""
     return text.translate(_JSON)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 page``, ``2,000 pages``, ``3 retries``: a count and its word."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``15 min``, ``3.5 h``: seconds below a minute, so nothing reads "0 min"."""
+    seconds = abs(seconds)
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 86_400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86_400:.1f} days"

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dynotui.core.figures_text import number, plural
+from dynotui.core.figures_text import number
 from dynotui.core.pager import Pager
+from dynotui.core.text import plural
 
 # Modes whose pages cost more the deeper they lie (OFFSET reads every row it skips): the
 # mean of the pages read so far is a floor there, and the forecast says so.

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dynotui.core.advisor import Finding
-from dynotui.core.figures_text import per_item_text, plural
+from dynotui.core.figures_text import per_item_text
 from dynotui.core.page import EndedBy, Page
 from dynotui.core.per_item import PerItem
+from dynotui.core.text import plural
 from dynotui.dynamodb.condition import Tree, conjuncts, tested_names
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.schema import SortOrder, TableSchema

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dynotui.core.figures_text import plural
+from dynotui.core.text import plural
 
 MB = 1024 * 1024
 ITEM_MAX = 400 * 1024  # the largest item DynamoDB stores

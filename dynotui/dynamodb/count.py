@@ -19,15 +19,15 @@ from typing import Any
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import ReadCancelled, ThrottledError
-from dynotui.core.figures_text import plural
 from dynotui.core.segments import Backoff, SegmentFigures, run_segments
+from dynotui.core.text import plural
 from dynotui.dynamodb.connection import cancellable, install_cancel_hook
 from dynotui.dynamodb.cost import Capacity, DynamoCost
 from dynotui.dynamodb.errors import translate
 from dynotui.dynamodb.expressions import placeholders
+from dynotui.dynamodb.query_form import MAX_SEGMENTS
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.segments import (
-    MAX_SEGMENTS,
     check_segments,
     reading_segment,
     throttle_counter,

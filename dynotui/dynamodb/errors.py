@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dynotui.core.errors import DynotuiError, InputError, ServiceError, ThrottledError
-from dynotui.core.figures_text import plural
+from dynotui.core.text import plural
 
 THROTTLING = {
     "ProvisionedThroughputExceededException",

@@ -91,17 +91,12 @@ class Opening:
         self._thread = threading.Thread(target=self._run, name="dynotui-open", daemon=True)
 
     def start(self, child: Forked | None = None) -> Opening:
-        """``child``: one forked already, as the command started (``cli/early_open.py``),
-        that waits to be sent the options, the table and the form, then does what
+        """``child``: one forked already, as the command started, and sent this opening's
+        options, table, form and shapes (``cli/early_open.ask``): it does what
         ``in_child`` does; without one, a child is forked here."""
         if child is not None and not self.fork:
             child.close()
             child = None
-        if child is not None:
-            try:
-                child.send((self.options, self.table, self.form, self.shapes))
-            except EOFError:  # it has ended: fork another
-                child = None
         if self.fork:
             # Forked before any thread: fork copies only one.
             self._child = child if child is not None else Forked(self.in_child)

@@ -19,9 +19,9 @@ from dynotui.core.advisor import Finding
 from dynotui.core.cancel import CancelToken
 from dynotui.core.cursor import CursorError
 from dynotui.core.errors import InputError
-from dynotui.core.figures_text import plural
 from dynotui.core.page import EndedBy, HasNext, Page
 from dynotui.core.pager import Pager
+from dynotui.core.text import plural
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.dynamo_json import AttributeValue, Item, from_wire, to_wire
 from dynotui.dynamodb.partiql_grammar import Select, parse_select

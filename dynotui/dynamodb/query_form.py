@@ -19,7 +19,6 @@ from dynotui.dynamodb.condition import conjuncts, parse_condition, tested_names
 from dynotui.dynamodb.dynamo_json import from_wire, serialize, to_wire
 from dynotui.dynamodb.expressions import auto_names
 from dynotui.dynamodb.schema import BASE, SortOrder, TableSchema
-from dynotui.dynamodb.segments import MAX_SEGMENTS
 from dynotui.dynamodb.spec import (
     DEFAULT_MAX_ROUNDS,
     DEFAULT_PAGE_SIZE,
@@ -31,6 +30,7 @@ from dynotui.dynamodb.spec import (
 
 CARRIED = ":was_partition"  # the placeholder of a partition key condition kept as a filter
 JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+MAX_SEGMENTS = 64  # what dynotui runs at once: DynamoDB allows up to 1,000,000
 DYNAMODB_TYPES = {"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
 
 

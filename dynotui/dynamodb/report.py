@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from dynotui.core.figures_text import plural
 from dynotui.core.ledger import SessionLedger
 from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
+from dynotui.core.text import plural
 from dynotui.dynamodb.codegen import LANGUAGES, CodeTarget, code_target, generate
 from dynotui.dynamodb.cost import DynamoCost
 from dynotui.dynamodb.dynamo_json import to_wire

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from dynotui.core.cursor import duration
 from dynotui.core.errors import InputError
+from dynotui.core.text import duration
 from dynotui.dynamodb.errors import translate
 
 ITEM_COUNT_NOTE = "approximate: DynamoDB refreshes it about every six hours"

@@ -20,11 +20,11 @@ from dynotui.core.pager import Pager
 from dynotui.core.segments import Segment, SegmentedRead
 from dynotui.dynamodb.connection import ConnectionOptions, make_client
 from dynotui.dynamodb.errors import THROTTLING
+from dynotui.dynamodb.query_form import MAX_SEGMENTS
 from dynotui.dynamodb.schema import TableSchema
 from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 
-MAX_SEGMENTS = 64  # what dynotui runs at once: DynamoDB allows up to 1,000,000
 _EVENT = "needs-retry.dynamodb"
 _reading = threading.local()
 

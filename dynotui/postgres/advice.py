@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from dynotui.core.advisor import Finding
-from dynotui.core.figures_text import plural
 from dynotui.core.page import Page
+from dynotui.core.text import plural
 from dynotui.postgres.cost import PgCost
 from dynotui.postgres.schema import changing
 from dynotui.postgres.sql import PgQuery

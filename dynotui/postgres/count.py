@@ -14,7 +14,7 @@ from typing import Any
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import ReadCancelled
-from dynotui.core.figures_text import plural
+from dynotui.core.text import plural
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.cost import PgCost, from_plan
 from dynotui.postgres.reach import verify

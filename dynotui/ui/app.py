@@ -17,40 +17,39 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual import on
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.events import Key, Resize
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from dynotui.core.cursor import CursorError, CursorSigner
-from dynotui.core.errors import InputError
-from dynotui.core.figures_text import stack_footer
-from dynotui.core.history import HistoryEntry, HistoryStore, history_dir
-from dynotui.core.ledger import CountOutcome
-from dynotui.core.page import Cost, Page
-from dynotui.core.pager import Pager, Target
 from dynotui.core.text import visible, visible_lines
 from dynotui.process import heap
-from dynotui.report.files import reports_folder
 from dynotui.ui import clipboard
-from dynotui.ui.adapter import Adapter, NewStack, Shown
 from dynotui.ui.background import CallReported, call_in_background
-from dynotui.ui.history import HistoryLog
-from dynotui.ui.host import A, Counted, Severity
-from dynotui.ui.query import Query
-from dynotui.ui.report_writing import write_session_report
-from dynotui.ui.screens.form_screen import FormScreen
-from dynotui.ui.screens.main import MainScreen
-from dynotui.ui.session import Session
-from dynotui.ui.share import Share
-from dynotui.ui.sidebar_mode import lay_out, scroll_sidebar, strip_wanted
 from dynotui.ui.theme import ThemeKeeper
-from dynotui.ui.widgets.pager_view import PagerView, ViewState
+from dynotui.ui.view_keys import ViewKeysApp
 from dynotui.ui.widgets.safe_text import notify, notify_error
 from dynotui.ui.widgets.words import HEADER_AROUND, whole_parts
+
+if TYPE_CHECKING:
+    # What the app runs on is imported when it is wired (``_wire``): a start that draws
+    # its first frame first (``Starting``) loads them after that frame.
+    from dynotui.core.cursor import CursorError, CursorSigner
+    from dynotui.core.errors import InputError
+    from dynotui.core.history import HistoryEntry, HistoryStore
+    from dynotui.core.ledger import CountOutcome
+    from dynotui.core.page import Cost, Page
+    from dynotui.core.pager import Pager
+    from dynotui.ui.adapter import Adapter, NewStack, Shown
+    from dynotui.ui.history import HistoryLog
+    from dynotui.ui.host import A, Counted, Severity
+    from dynotui.ui.query import Query
+    from dynotui.ui.screens.main import MainScreen
+    from dynotui.ui.starting import Starting
+    from dynotui.ui.widgets.pager_view import PagerView, ViewState
 
 T = TypeVar("T")
 
@@ -65,14 +64,20 @@ class Said:
     markup: bool
 
 
-class PagerApp(App[None]):
+class PagerApp(ViewKeysApp):
     CSS_PATH = "app.tcss"
     TITLE = "dynotui"
 
+    # Set by ``_wire``: at once with an adapter, after the first frame with a ``Starting``
+    # (the rest in ViewKeysApp).
+    history: HistoryLog
+    report_folder: Path
+
     def __init__(
         self,
-        adapter: Adapter,
+        adapter: Adapter | None = None,
         *,
+        starting: Starting | None = None,
         clock: Callable[[], float] = time.perf_counter,
         signer: CursorSigner | None = None,
         system_copy: Callable[[str], None] = clipboard.system_copy,
@@ -82,13 +87,60 @@ class PagerApp(App[None]):
         notified: Callable[[Said], None] | None = None,
         read_ahead: int = 0,
     ) -> None:
-        """``history``: where queries opened are kept (None: nowhere, as ``--no-history``);
+        """The app on ``adapter``; or, given ``starting`` instead, the app draws a first
+        frame (``ui/starting.py``) before its parts are imported and the adapter made.
+        ``history``: where queries opened are kept (None: nowhere, as ``--no-history``);
         ``report_folder``: where ``S`` writes reports (default: the data folder's
         ``reports``); ``export_folder``: where ``X`` offers to write items (default: the
         data folder's ``exports``); ``notified``: told of every notification shown (a
         test's recorder); ``read_ahead``: pages each view reads ahead of the one shown
         (``--read-ahead``; off by default: it spends capacity nobody asked for)."""
+        if (adapter is None) == (starting is None):
+            raise TypeError("PagerApp takes an adapter or a start, one of them")
         super().__init__()
+        self.starting = starting
+        # What starting it failed on (a ``Starting``'s adapter not made): the command that
+        # ran the app says it, as it says what fails before an app runs.
+        self.start_error: Exception | None = None
+        self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
+        self.notified = notified
+        self._main_screen: MainScreen | None = None
+        self._after_next_page: list[Callable[[], None]] = []
+        self._leaving = False  # quit on a start's first frame: its parts are never made
+        self._wiring = partial(
+            self._wire,
+            clock=clock,
+            signer=signer,
+            system_copy=system_copy,
+            history=history,
+            report_folder=report_folder,
+            export_folder=export_folder,
+            read_ahead=read_ahead,
+        )
+        # Before the first frame: a configured theme is the first frame's too.
+        self.themes = ThemeKeeper(self, lambda words, severity: self.say(words, severity=severity))
+        if adapter is not None:
+            self._wiring(adapter)
+
+    def _wire(
+        self,
+        adapter: Adapter,
+        *,
+        clock: Callable[[], float],
+        signer: CursorSigner | None,
+        system_copy: Callable[[str], None],
+        history: HistoryStore | None,
+        report_folder: Path | None,
+        export_folder: Path | None,
+        read_ahead: int,
+    ) -> None:
+        """The app's parts, on ``adapter``."""
+        from dynotui.core.history import history_dir
+        from dynotui.report.files import reports_folder
+        from dynotui.ui.history import HistoryLog
+        from dynotui.ui.session import Session
+        from dynotui.ui.share import Share
+
         self.adapter = adapter
         self.key_table = list(adapter.actions())
         for action in self.key_table:
@@ -99,12 +151,23 @@ class PagerApp(App[None]):
         self.history = HistoryLog(history, self._history_warning)
         self.report_folder = report_folder or reports_folder()
         self.export_folder = export_folder or history_dir() / "exports"
-        self.sidebar_mode: str | None = None  # None: by width; "sidebar" or "strip": chosen
-        self.notified = notified
-        self._main_screen: MainScreen | None = None
-        self.themes = ThemeKeeper(self, lambda words, severity: self.say(words, severity=severity))
+
+    @property
+    def wired(self) -> bool:
+        """The app's parts are made (at once, or after a start's first frame)."""
+        return hasattr(self, "adapter")
 
     def get_default_screen(self) -> Screen[None]:
+        if not self.wired:
+            from dynotui.ui.starting import StartingScreen
+
+            assert self.starting is not None
+            return StartingScreen(self.starting.doing)
+        return self._make_main_screen()
+
+    def _make_main_screen(self) -> MainScreen:
+        from dynotui.ui.screens.main import MainScreen
+
         self._main_screen = MainScreen(
             self.session,
             self.adapter.client("main"),
@@ -117,11 +180,43 @@ class PagerApp(App[None]):
     def on_mount(self) -> None:
         self._show_label()
         self.themes.watch()
+        if not self.wired:
+            self.call_after_refresh(self._finish_start)
+
+    async def _finish_start(self) -> None:
+        """A start's first frame is drawn: the app's parts now, then the main screen in
+        place of the first one, and the keys typed meanwhile, in order."""
+        from dynotui.ui.starting import StartingScreen
+
+        if self._leaving or self.starting is None:  # quit on the first frame
+            return
+        try:
+            adapter = self.starting.adapter()
+        except Exception as exc:  # raised by the command once the app has left
+            self.start_error = exc
+            self.exit(return_code=1)
+            return
+        self._wiring(adapter)
+        self._show_label()
+        first = self.screen
+        held = first.held if isinstance(first, StartingScreen) else []
+        # Pushed over the first frame's screen, which stays beneath it unseen: Textual
+        # replaces no default screen, and a mode of its own re-reads every style sheet.
+        pushed = self.push_screen(self._make_main_screen())
+        for key in held:  # queued now: ahead of any key typed while the screen mounts
+            self.post_message(Key(key.key, key.character))
+        await pushed
 
     def _show_label(self, width: int | None = None) -> None:
         """The connection's label in the header, its parts whole: never cut mid-word."""
         room = (width if width is not None else self.size.width) - HEADER_AROUND
-        self.sub_title = whole_parts(self.adapter.label, max(room, 12))
+        if self.wired:
+            label = self.adapter.label
+        elif self.starting is not None:
+            label = self.starting.label
+        else:
+            return
+        self.sub_title = whole_parts(label, max(room, 12))
 
     def _main_screen_ready(self) -> None:
         """The main screen and its views are up: open what the command line asked for."""
@@ -162,6 +257,8 @@ class PagerApp(App[None]):
 
     def shown(self, view: PagerView) -> Shown:
         """``view``'s query and stack, as the adapter is given them."""
+        from dynotui.ui.adapter import Shown
+
         state = view.state
         return Shown(
             query=state.query if state is not None else None,
@@ -208,6 +305,13 @@ class PagerApp(App[None]):
     def after_refresh(self, work: Callable[[], None]) -> None:
         self.call_after_refresh(work)
 
+    def after_page_drawn(self, work: Callable[[], None]) -> None:
+        view = self.main_view
+        if view.pager is not None and view.pager.current is not None:
+            view.after_page_drawn(work)  # once its rows are drawn (now, if they are)
+        else:
+            self._after_next_page.append(work)  # given to the view with its first page
+
     @on(CallReported)
     def _call_reported(self, message: CallReported) -> None:
         message.deliver()
@@ -249,11 +353,13 @@ class PagerApp(App[None]):
         self.call_later(self._compare, query)
 
     async def _compare(self, query: object) -> None:
+        from dynotui.ui.adapter import NewStack
+
         screen = self.main_screen
         if not screen.comparing:
             await self.action_compare()
         if screen.comparing:
-            screen.right_view.start(NewStack(cast(Query, query)))  # the adapter's own
+            screen.right_view.start(NewStack(cast("Query", query)))  # the adapter's own
 
     def connection_changed(self) -> None:
         """A new connection: its label in the title, every stack read through it."""
@@ -303,6 +409,10 @@ class PagerApp(App[None]):
         """Called by the view itself, so no page shown goes unrecorded: history keeps the
         query the first time, and where the user is now."""
         self.main_screen.page_shown(view)
+        if view is self.main_view:
+            due, self._after_next_page = self._after_next_page, []
+            for work in due:
+                view.after_page_drawn(work)
         # A segment's page resumes only within its segmented read: history keeps none.
         if self.history.enabled and state.segments is None:
             query = state.query
@@ -335,75 +445,6 @@ class PagerApp(App[None]):
         if self.notified is not None:
             self.notified(Said(message, title, severity, markup))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
-
-    # -- moves ----------------------------------------------------------------------------
-
-    def _navigate(self, target: Target) -> None:
-        self.active_view.navigate(target)
-
-    def action_next(self) -> None:
-        self._navigate("next")
-
-    def action_prev(self) -> None:
-        self._navigate("prev")
-
-    def action_segment(self, delta: int) -> None:
-        """``]`` and ``[``: another segment of a parallel Scan; on any other read, the
-        next or previous page, as before."""
-        if not self.active_view.step_segment(delta):
-            self._navigate("next" if delta > 0 else "prev")
-
-    def action_first(self) -> None:
-        self._navigate("first")
-
-    def action_refresh(self) -> None:
-        self._navigate("refresh")
-
-    def action_retry(self) -> None:
-        self.active_view.retry()
-
-    def action_cancel(self) -> None:
-        screen = self.main_screen
-        # Every side shown: J walks both, and Esc stops the walk (each side's cancel runs).
-        stopped = [view.cancel() for view in (screen.views if screen.comparing else [])]
-        busy = self.active_view.cancel() or any(stopped)
-        if not busy and screen.comparing and self.screen is screen:
-            screen.leave_compare()
-            self._apply_sidebar_mode()  # one grid again: the sidebar back by width
-
-    def action_jump(self) -> None:
-        from dynotui.ui.screens.jump import JumpScreen, walk_words
-
-        view = self.active_view
-        pager = view.pager
-        if pager is None or pager.current is None:
-            return
-
-        def chosen(number: int | None) -> None:
-            if number is not None:
-                view.jump(number)
-
-        forecast = partial(walk_words, [("", pager)])
-        self.push_screen(
-            JumpScreen(pager.last_known, pager.number, pager.first_number, forecast), chosen
-        )
-
-    def action_show_stack(self) -> None:
-        from dynotui.ui.screens.stack import StackScreen
-
-        view = self.active_view
-        state = view.state
-        if state is None:
-            return
-
-        def jump(number: int | None) -> None:
-            if number:
-                view.navigate(number)
-
-        footer = stack_footer(
-            state.pager.measures.snapshot(), self.session.ledger.figures().refusals
-        )
-        self.push_screen(StackScreen(state.pager, state.query.boundary_text, footer), jump)
 
     # -- what the adapter does ------------------------------------------------------------
 
@@ -441,6 +482,10 @@ class PagerApp(App[None]):
     async def action_quit(self) -> None:
         """At once, whatever is in flight: the adapter stops what runs on the server, and
         history still being written gets a moment (a local file, not the network)."""
+        if not self.wired:  # on a start's first frame: nothing runs yet, nor will
+            self._leaving = True
+            self.exit()
+            return
         self.adapter.close()
         self.history.record_shown()  # a page shown just before q, its frame not yet drawn
         self.history.flush()
@@ -452,6 +497,8 @@ class PagerApp(App[None]):
         views = screen.views if screen.comparing else [self.active_view]
         pagers = [v.pager for v in views if v.pager is not None and v.pager.current is not None]
         ledger = self.session.ledger
+        from dynotui.ui.report_writing import write_session_report
+
         write_session_report(self, self.adapter, pagers, ledger, self.report_folder)
 
     def action_history(self) -> None:
@@ -474,26 +521,9 @@ class PagerApp(App[None]):
 
     # -- columns, compare, sidebar, help --------------------------------------------------
 
-    def action_choose_columns(self) -> None:
-        from dynotui.ui.screens.columns import ColumnChoice, ColumnsScreen
-
-        view = self.active_view
-        layout = view.column_layout
-        if layout is None:
-            notify(self, "No columns yet: read a page first.", severity="warning")
-            return
-
-        def chosen(choice: ColumnChoice | None) -> None:
-            if choice is not None:
-                view.redraw_columns(to_content=choice.apply_to(layout))
-
-        self.push_screen(ColumnsScreen(layout), chosen)
-
-    def action_entity_filter(self) -> None:
-        """The rows of one entity kept in view (client-side), the next each time."""
-        self.active_view.filter_entity()
-
     async def action_compare(self) -> None:
+        from dynotui.ui.adapter import NewStack
+
         screen = self.main_screen
         main = screen.main_view
         if screen.comparing:
@@ -517,14 +547,19 @@ class PagerApp(App[None]):
                 )
 
     def on_resize(self, event: Resize) -> None:
-        self._apply_sidebar_mode(event.size.width)
+        if self._main_screen is not None:  # not on a start's first frame
+            self._apply_sidebar_mode(event.size.width)
         self._show_label(event.size.width)
 
     def wants_strip(self, width: int | None = None) -> bool:
+        from dynotui.ui.sidebar_mode import strip_wanted
+
         comparing = self._main_screen is not None and self._main_screen.comparing
         return strip_wanted(self.sidebar_mode, self._width(width), comparing)
 
     def _apply_sidebar_mode(self, width: int | None = None) -> None:
+        from dynotui.ui.sidebar_mode import lay_out
+
         lay_out(self.main_screen, self.all_views, self.wants_strip(width), self._width(width))
 
     def _width(self, width: int | None) -> int:
@@ -533,58 +568,16 @@ class PagerApp(App[None]):
     def on_key(self, event: Key) -> None:
         # A key typed before the form it opened was pushed reaches here once that form is
         # the screen (no binding of it took the key): held for the form, to be typed in.
+        from dynotui.ui.screens.form_screen import FormScreen
+
         screen = self.screen
         if isinstance(screen, FormScreen) and not screen.shown:
             screen.hold(event)
-
-    def action_scroll_sidebar(self) -> None:
-        words = scroll_sidebar(self.active_view)
-        if words:
-            self.say(words)
-
-    def action_toggle_sidebar(self) -> None:
-        strip = self.active_view.has_class("-strip")
-        self.sidebar_mode = "sidebar" if strip else "strip"
-        self._apply_sidebar_mode()
-
-    def action_help(self) -> None:
-        from dynotui.ui.screens.help import HelpScreen
-
-        if isinstance(self.screen, HelpScreen):
-            self.screen.dismiss()
-        else:
-            self.push_screen(HelpScreen(self.key_table))
-
-    # -- what users take elsewhere --------------------------------------------------------
-
-    def action_copy_item(self, typed: bool = False) -> None:
-        self.share.copy_item(self.active_view, typed)
-
-    def action_copy_page(self) -> None:
-        self.share.copy_page(self.active_view)
-
-    def action_copy_next_token(self) -> None:
-        self.share.copy_next_token(self.active_view)
-
-    def action_copy_current_token(self) -> None:
-        self.share.copy_current_token(self.active_view)
-
-    def action_copy_start_key(self) -> None:
-        self.share.copy_start_key(self.active_view)
 
     def action_export_items(self) -> None:
         from dynotui.ui.exporting import export_items
 
         export_items(self, self.active_view, self.export_folder)
-
-    def action_paste_cursor(self) -> None:
-        self.share.paste_cursor(self.active_view)
-
-    def action_inspect_cursor(self) -> None:
-        self.share.inspect_cursor(self.active_view)
-
-    def action_show_code(self) -> None:
-        self.share.show_code(self.active_view, self.adapter.code_target())
 
     # -- command palette ------------------------------------------------------------------
 
@@ -592,6 +585,8 @@ class PagerApp(App[None]):
         from dynotui.ui.palette import palette_commands
 
         yield from super().get_system_commands(screen)
+        if not self.wired:  # a start's first frame: the app's own commands come with it
+            return
         # Some keys are worded after what the view holds ("What if: an index on status").
         worded = {a.action: a for a in self.adapter.palette(self.shown(self.active_view))}
         yield from palette_commands(self.key_table, worded, self.run_action)

@@ -63,6 +63,10 @@ class Host(Protocol):
         """``work`` on the UI thread once the screen has been drawn with what has changed
         so far: for work that can wait, and would hold back what is about to be drawn."""
 
+    def after_page_drawn(self, work: Callable[[], None]) -> None:
+        """``work`` on the UI thread once a frame showing the main view's next page shown
+        has been drawn (``after_refresh`` may run before a page's rows reach the screen)."""
+
     def fail(self, error: BaseException, title: str) -> None:
         """A failure in words, shown for a while."""
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from dynotui.core.cursor import CursorError, CursorSigner
 from dynotui.core.errors import InputError
-from dynotui.core.figures_text import plural
 from dynotui.core.page import Cost
+from dynotui.core.text import plural
 from dynotui.ui import clipboard
 from dynotui.ui.adapter import Adapter, CursorStart, NewStack, Shown
 from dynotui.ui.host import Host

@@ -4,14 +4,16 @@ as ``[ui] theme`` in config.toml, and the theme of every start after it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.theme import Theme
 
 from dynotui.core import config
 from dynotui.core.errors import InputError
-from dynotui.ui.host import Severity
+
+if TYPE_CHECKING:
+    from dynotui.ui.host import Severity
 
 TABLE, KEY = "ui", "theme"
 

@@ -3,8 +3,7 @@ report. Every name and value from the data goes through ``visible``."""
 
 from __future__ import annotations
 
-from dynotui.core.figures_text import plural
-from dynotui.core.text import visible
+from dynotui.core.text import plural, visible
 from dynotui.dynamodb.entities.figures import Entities, EntityFigures
 from dynotui.dynamodb.entities.interval import LEVEL, CountEstimate
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from dynotui.core.figures_text import plural
+from dynotui.core.text import plural
 from dynotui.dynamodb.cost import Call
 from dynotui.dynamodb.dynamo_json import Item
 from dynotui.dynamodb.plan.entries import (

@@ -26,9 +26,9 @@ from typing import Any
 
 from dynotui.core.cancel import NEVER, CancelToken
 from dynotui.core.errors import ReadCancelled
-from dynotui.core.figures_text import plural
 from dynotui.core.money import PriceList
 from dynotui.core.pager import Pager
+from dynotui.core.text import plural
 from dynotui.dynamodb.condition import tested_names
 from dynotui.dynamodb.connection import install_cancel_hook
 from dynotui.dynamodb.cost import DynamoCost

@@ -12,8 +12,9 @@ from decimal import Decimal
 from typing import Any
 
 from dynotui.core.errors import InputError
-from dynotui.core.figures_text import number, plural
+from dynotui.core.figures_text import number
 from dynotui.core.money import usd
+from dynotui.core.text import plural
 from dynotui.dynamodb.what_if.figures import short_number
 
 FIGURES = ("pages", "matches", "scanned_count", "read_units")

@@ -30,6 +30,7 @@ from dynotui.dynamodb.source import QuerySource
 from dynotui.dynamodb.spec import QuerySpec
 from dynotui.ui.actions import Action
 from dynotui.ui.adapter import Adapter, CursorStart, FirstPage, NewStack, Shown, Side
+from dynotui.ui.dynamodb.client_warming import ClientWarming
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery
 from dynotui.ui.dynamodb.keys import ACTIONS
 from dynotui.ui.dynamodb.partiql import PartiQLQuery
@@ -87,8 +88,7 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         self.measurements = preread.measurements if preread is not None else Measurements()
         self.segment_clients = SegmentClients(options, client)
         self._listed_at_open: list[str] | None = None  # the table names read at open
-        self._warm_when_opened = False
-        self._handed_over = False  # what the opening read has been handed to the view
+        self.warming = ClientWarming(client, reading_at_open=preread is not None)
         self.what_ifs = WhatIfs()  # the session's estimates, the latest per query
         self.plans = Plans()  # the session's plans; the latest goes into the report
         # The entity view's last table of each (table, index), for the report.
@@ -135,20 +135,7 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
             self.choose_table(host, answer)
 
     def started(self) -> None:
-        if self.preread is not None and not self._handed_over:
-            # Page 1 (or the table names) is still coming, or has come and is not yet
-            # handed to the view: making the client loads botocore on this process's one
-            # interpreter, which would hold back its drawing (seconds, on a busy machine).
-            # The child's client stands in until then.
-            self._warm_when_opened = True
-            return
-        self._warm()
-
-    def _warm(self) -> None:
-        self._warm_when_opened = False
-        warm = getattr(self._client, "warm", None)  # a LazyClient: make the real client now
-        if warm is not None:
-            warm()
+        self.warming.started()
 
     def choose_table(self, host: Host, answer: DynamoAnswer) -> None:
         """The table picker, on the names ListTables gives (the first time, as it gave
@@ -452,16 +439,14 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
 
     def _opened(self, host: Host, opened: Opened, answer: DynamoAnswer) -> None:
         """The table (and page 1) read while the app loaded, as far as it got."""
+        page_given = False
         try:
-            self._show_opened(host, opened, answer)
+            page_given = self._show_opened(host, opened, answer)
         finally:
-            self._handed_over = True
-            if self._warm_when_opened:  # what was read at open is in: the app's own client,
-                # once it is drawn (making the client loads botocore on the one interpreter
-                # that draws it: a third of a second, on a busy machine much more)
-                host.after_refresh(self._warm)
+            self.warming.handed_over(host, page_given)
 
-    def _show_opened(self, host: Host, opened: Opened, answer: DynamoAnswer) -> None:
+    def _show_opened(self, host: Host, opened: Opened, answer: DynamoAnswer) -> bool:
+        """What was read at open, shown; True if that is a page of items (read already)."""
         form = self.form
         preread = self.preread
         if preread is not None and preread.label and preread.label != self._label:
@@ -473,15 +458,17 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
             if opened.error is None:
                 self._listed_at_open = opened.tables
                 self.choose_table(host, answer)
-            return
+            return False
         if opened.spec is not None and opened.page is None and wanted_segments(form) > 1:
             # A segmented Scan: page 1 of each segment is read by the view, as it opens it.
             answer(NewStack(self._query(opened.schema, form, opened.spec)))
         elif opened.pager is not None and opened.page is not None and opened.spec is not None:
             query = self._query(opened.schema, form, opened.spec)
             answer(NewStack(query, first_page=FirstPage(opened.pager, opened.page)))
+            return True
         else:
             self._edit(host, Shown(), opened.schema, form, answer)
+        return False
 
     def _load_table(
         self, host: Host, name: str, form: QueryForm, open_form: bool, answer: DynamoAnswer

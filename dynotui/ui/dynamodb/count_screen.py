@@ -16,8 +16,8 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Static
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import error_words
-from dynotui.core.figures_text import plural
 from dynotui.core.numbers import is_whole
+from dynotui.core.text import plural
 from dynotui.dynamodb.count import CountProgress, CountResult, Forecast, count, forecast
 from dynotui.ui.background import Failed, Outcome, run_in_background
 from dynotui.ui.dynamodb.imagined_query import ImaginedQuery

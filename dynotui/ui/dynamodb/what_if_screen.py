@@ -26,9 +26,9 @@ from textual.widgets import Footer, Label, ProgressBar, Static, TabbedContent, T
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import error_words
-from dynotui.core.figures_text import number, plural
+from dynotui.core.figures_text import number
 from dynotui.core.money import PriceList
-from dynotui.core.text import visible_lines
+from dynotui.core.text import plural, visible_lines
 from dynotui.dynamodb.codegen import CodeTarget
 from dynotui.dynamodb.what_if import words
 from dynotui.dynamodb.what_if.estimate import Progress

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Label, LoadingIndicator, Static
 
 from dynotui.core.cancel import CancelToken
 from dynotui.core.errors import error_words
-from dynotui.core.figures_text import plural
+from dynotui.core.text import plural
 from dynotui.postgres.connection import PgSession
 from dynotui.postgres.count import PgCountResult, PgForecast, count, forecast
 from dynotui.ui.background import Failed, Outcome, run_in_background

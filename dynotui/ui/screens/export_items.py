@@ -39,8 +39,8 @@ from dynotui.core.export_file import (
     make_folder,
     write_export,
 )
-from dynotui.core.figures_text import plural
 from dynotui.core.page import Page, PageSummary
+from dynotui.core.text import plural
 from dynotui.ui.host import Host
 from dynotui.ui.screens.dialog import Dialog
 from dynotui.ui.widgets.safe_text import plain, plain_lines

@@ -13,10 +13,10 @@ from typing import Any
 
 from rich.text import Text
 
-from dynotui.core.figures_text import per_item_text, plural, times
+from dynotui.core.figures_text import per_item_text, times
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
-from dynotui.core.text import visible
+from dynotui.core.text import plural, visible
 from dynotui.ui.query import Query
 from dynotui.ui.widgets.safe_text import TextStatic
 from dynotui.ui.widgets.words import JOINT, flowed

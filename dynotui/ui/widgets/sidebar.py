@@ -30,12 +30,12 @@ from dynotui.core.figure_rows import (
     query_rows,
     session_rows,
 )
-from dynotui.core.figures_text import compact, covers, number, per_item_text, plural
+from dynotui.core.figures_text import compact, covers, number, per_item_text
 from dynotui.core.ledger import SessionFigures
 from dynotui.core.measures import Measures
 from dynotui.core.money import PriceList
 from dynotui.core.page import Cost, PageSummary, Totals
-from dynotui.core.text import visible
+from dynotui.core.text import plural, visible
 from dynotui.ui.widgets.safe_text import TextStatic
 from dynotui.ui.widgets.scaled_sparkline import ScaledSparkline
 from dynotui.ui.widgets.segment_map import SegmentMap

@@ -11,9 +11,8 @@ from rich.text import Text
 from textual.events import Resize
 from textual.visual import visualize
 
-from dynotui.core.figures_text import plural
 from dynotui.core.page import Page
-from dynotui.core.text import visible
+from dynotui.core.text import plural, visible
 from dynotui.ui.host import Counted
 from dynotui.ui.query import Query
 from dynotui.ui.widgets.safe_text import TextStatic
