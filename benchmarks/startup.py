@@ -17,8 +17,10 @@ would be compiled from source at every start while Textual's came compiled, abou
 modules, a tenth of a second or more, paid by dynotui alone. So the runs write and read
 bytecode in a cache folder of their own (PYTHONPYCACHEPREFIX), filled by the first,
 untimed, turn.
-With --importtime, what a start that opens the app imports (``IMPORTS``): Textual's
-cumulative import time, then dynotui's top 10 (median of 3 runs).
+With --importtime, what a start imports before its first frame (``FIRST_FRAME_IMPORTS``:
+a checkout whose app draws no first frame of its own imports the whole app there) and to
+its first rows (``IMPORTS``): Textual's cumulative import time, then dynotui's top 10
+(median of 3 runs).
 """
 
 from __future__ import annotations
@@ -126,7 +128,19 @@ IMPORTS = (
 )
 
 
-def import_top(source: str, runs: int = 3, top: int = 10) -> list[tuple[str, float]]:
+# What the parent imports before a start's first frame (cli/tui_cmd.py's run, then
+# app_launch.open_app_first up to PagerApp.run; ui/starting.py only where it exists).
+FIRST_FRAME_IMPORTS = (
+    "import textual.app, dynotui.cli.main, dynotui.cli.tui_cmd, dynotui.cli.app_launch\n"
+    "import dynotui.dynamodb.query_form, dynotui.dynamodb.table_shapes, dynotui.core.history\n"
+    "import dynotui.ui.app\n"
+    "try:\n    import dynotui.ui.starting\nexcept ImportError:\n    pass\n"
+)
+
+
+def import_top(
+    source: str, imports: str = IMPORTS, runs: int = 3, top: int = 10
+) -> list[tuple[str, float]]:
     """Textual's import, then the modules with the largest cumulative import time of what
     dynotui imports besides (median of ``runs``, bytecode cached as in the starts)."""
     totals: dict[str, list[float]] = {}
@@ -134,7 +148,7 @@ def import_top(source: str, runs: int = 3, top: int = 10) -> list[tuple[str, flo
         env = {**os.environ, **installed_bytecode(cache)}
         for run in range(runs + 1):
             done = subprocess.run(
-                [sys.executable, "-X", "importtime", "-c", IMPORTS],
+                [sys.executable, "-X", "importtime", "-c", imports],
                 cwd=source,
                 env=env,
                 capture_output=True,
@@ -262,9 +276,14 @@ def main() -> int:
     print(f"cores: {os.cpu_count()}")
     if args.importtime:
         for name, source in sources.items():
-            print(f"\n{name}: python -X importtime -c {IMPORTS!r}: Textual, then dynotui's top 10")
-            for module, ms in import_top(source):
-                print(f"  {ms:7.1f} ms  {module}")
+            for what, imports in (
+                ("before the first frame", FIRST_FRAME_IMPORTS),
+                ("to the first rows", IMPORTS),
+            ):
+                print(f"\n{name}, {what}: python -X importtime -c {imports!r}")
+                print("  Textual, then dynotui's top 10 (cumulative)")
+                for module, ms in import_top(source, imports):
+                    print(f"  {ms:7.1f} ms  {module}")
     return 0
 
 

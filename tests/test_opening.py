@@ -524,10 +524,10 @@ def test_a_child_forked_at_start_reads_page_one_once_it_is_sent_the_query(
     from dynotui.cli import early_open
 
     early_open.start(["--table-name", demo_table])
-    child = early_open.take()
-    assert child is not None and child.pid is not None and early_open.take() is None
     options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
     form = QueryForm(partition_value="acme", page_size="6")
+    child = early_open.ask(options, demo_table, form, None)  # sent as the line is read
+    assert child is not None and child.pid is not None and early_open.take() is None
     opening = Opening(options, demo_table, form).start(child)
     result = opened(opening)
     assert opening._child is child and opening.forked_page
@@ -547,16 +547,19 @@ def test_a_child_forked_at_start_and_not_needed_is_stopped(
     from dynotui.cli import early_open
 
     early_open.start([])
-    child = early_open.take()
+    child = early_open._child
     assert child is not None and child.pid is not None
     pid = child.pid
-    child.close()  # as release does, or as if it had died: the opening forks its own
+    child.close()  # as if it had died before it was asked: the opening forks its own
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped: gone
     options = ConnectionOptions(endpoint_url=ddb.endpoint_url)
-    opening = Opening(options, demo_table, QueryForm(partition_value="acme", page_size="4"))
-    result = opened(opening.start(child))
-    assert opening._child is not child and opening.forked_page
+    form = QueryForm(partition_value="acme", page_size="4")
+    assert early_open.ask(options, demo_table, form, None) is None
+    assert early_open.take() is None  # taken: not asked twice
+    opening = Opening(options, demo_table, form)
+    result = opened(opening.start())
+    assert opening._child is not None and opening._child is not child and opening.forked_page
     assert result.page.items == plain_pages(client, demo_table, 4, 1)[0]
     opening.close()
     early_open.start([])
