@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import platformdirs
@@ -36,8 +36,10 @@ import platformdirs
 from dynotui.core import config
 from dynotui.core.bounded_file import Unreadable, read_bounded
 from dynotui.core.errors import InputError
-from dynotui.core.page import Totals
 from dynotui.core.private_folder import NotPrivateError, check_folder, open_no_follow
+
+if TYPE_CHECKING:
+    from dynotui.core.page import Totals
 
 FILE_NAME = "history.json"
 FORMAT = "dynotui-history"
