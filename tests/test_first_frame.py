@@ -6,17 +6,22 @@ failure to make the adapter said by the command. On the demo table in memory
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
+import pytest
 from textual import events
 from textual.app import App
 from textual.widgets import Static
 from uihelpers import dynamodb_app, grid_rows
 
 from dynotui.core.errors import InputError
+from dynotui.core.history import HistoryStore
 from dynotui.dynamodb.connection import ConnectionOptions
 from dynotui.dynamodb.query_form import QueryForm
 from dynotui.local import demo
+from dynotui.process.forked import can_fork
 from dynotui.ui.adapter import Adapter
 from dynotui.ui.app import PagerApp
 from dynotui.ui.dynamodb.adapter import DynamoDBAdapter
@@ -79,21 +84,34 @@ async def test_keys_typed_on_the_first_frame_are_pressed_on_the_main_screen(
     app = starting_app(memory_demo, seen)
     made = app.starting
     assert made is not None
+    allowed: list[tuple[str, bool | None]] = []
+    shown: list[str] = []  # the screens current, in turn, from the first frame's on
 
     def adapter() -> Adapter:
-        # Keys that reached the first frame before the parts were made: held there.
         screen = app.screen
         assert isinstance(screen, StartingScreen)
-        screen.held.extend([events.Key("question_mark", "?")])
+        # A key the first frame held before the parts were made, and one handed to it
+        # while they are made (it reaches the first frame after they are): in that order.
+        screen.held.append(events.Key("question_mark", "?"))
+        screen.post_message(events.Key("escape", None))
+        # Nothing of the app's but quit runs on the first frame (ctrl+p's palette would
+        # open beneath the main screen): its keys are held for the main screen.
+        allowed.extend((name, app.check_action(name, ())) for name in ("command_palette", "quit"))
+        app.screen_change_signal.subscribe(app, lambda now: shown.append(type(now).__name__))
         return made.adapter()
 
     app.starting = Starting(made.label, made.doing, adapter)
     async with app.run_test(size=(120, 35)) as pilot:
         await settle(pilot)
-        assert isinstance(app.screen, HelpScreen)  # "?" was pressed on the main screen
-        await pilot.press("escape")
-        await settle(pilot)
+        # "?" opened the help on the main screen, then Esc closed it: the other order
+        # would leave the help open.
+        assert shown == ["MainScreen", "HelpScreen", "MainScreen"]
         assert isinstance(app.screen, MainScreen) and grid_rows(app.main_view)
+        assert allowed == [("command_palette", False), ("quit", True)]
+        assert app.check_action("command_palette", ()) is True
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
 
 
 async def test_the_first_frame_holds_keys_and_shows_its_words_as_text() -> None:
@@ -134,3 +152,28 @@ def test_an_app_takes_an_adapter_or_a_start() -> None:
         except TypeError:
             continue
         raise AssertionError(f"PagerApp took {given}")
+
+
+@pytest.mark.skipif(not can_fork(), reason="fork is used on Linux only")
+def test_a_setting_refused_before_the_first_frame_stops_the_child_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dynotui.cli import early_open
+    from dynotui.cli.app_launch import open_app_first
+
+    settings = tmp_path / "config.toml"
+    settings.write_text('[ui]\ntheme = "no-such-theme"\n')
+    settings.chmod(0o600)
+    monkeypatch.setenv("DYNOTUI_CONFIG", str(settings))
+    monkeypatch.setenv("TEXTUAL_FPS", "120")  # open_app_first sets it if unset
+    options = ConnectionOptions(endpoint_url="http://127.0.0.1:9")
+    form = QueryForm(partition_value="x")
+    early_open.start(["--table-name", "t"])
+    child = early_open.ask(options, "t", form, None)
+    assert child is not None and child.pid is not None
+    pid = child.pid
+    with pytest.raises(InputError, match="no-such-theme"):
+        open_app_first(child, options, "t", form, None, history=HistoryStore(enabled=False))
+    assert child.pid is None  # stopped and reaped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)

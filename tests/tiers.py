@@ -55,6 +55,7 @@ PROCESS_PARAMS = {"fork"}  # a test parametrized with fork=True forks (the early
 PROCESS_CALLS = {
     ("subprocess", name) for name in ("run", "Popen", "call", "check_call", "check_output")
 } | {("os", name) for name in ("fork", "system", "execv", "execvp", "posix_spawn", "spawnv")}
+PROCESS_CALLS |= {("early_open", "start")}  # forks the opening's child, as the command starts
 
 
 def _source_tree(thing: Any) -> ast.AST | None:

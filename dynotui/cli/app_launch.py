@@ -183,8 +183,9 @@ def open_app_first(
         )
 
     starting = Starting(provisional_label(options), opening_words(table, form), adapter)
-    app = PagerApp(starting=starting, history=history, read_ahead=read_ahead)
     try:
+        # A bad setting (the theme) is refused here: the child asked already is stopped.
+        app = PagerApp(starting=starting, history=history, read_ahead=read_ahead)
         app.run(mouse=mouse)
     finally:
         for opening in openings:

@@ -191,21 +191,28 @@ class PagerApp(ViewKeysApp):
         if self._leaving or self.starting is None:  # quit on the first frame
             return
         try:
-            adapter = self.starting.adapter()
+            self._wiring(self.starting.adapter())
         except Exception as exc:  # raised by the command once the app has left
             self.start_error = exc
             self.exit(return_code=1)
             return
-        self._wiring(adapter)
         self._show_label()
-        first = self.screen
-        held = first.held if isinstance(first, StartingScreen) else []
+        first = self.screen_stack[0]  # nothing opens above it before now (check_action)
+        assert isinstance(first, StartingScreen)
         # Pushed over the first frame's screen, which stays beneath it unseen: Textual
         # replaces no default screen, and a mode of its own re-reads every style sheet.
         pushed = self.push_screen(self._make_main_screen())
-        for key in held:  # queued now: ahead of any key typed while the screen mounts
-            self.post_message(Key(key.key, key.character))
+        # The keys it holds, then those it is still to be handed, go to the main screen,
+        # in order, ahead of any key typed from now on.
+        first.hand_on(lambda key: self.post_message(Key(key.key, key.character)))
         await pushed
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.wired and action != "quit":
+            # A start's first frame: the app's actions come with its parts (ctrl+p's palette
+            # would open beneath the main screen); the first frame holds the key for it.
+            return False
+        return super().check_action(action, parameters)
 
     def _show_label(self, width: int | None = None) -> None:
         """The connection's label in the header, its parts whole: never cut mid-word."""

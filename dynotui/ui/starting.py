@@ -49,6 +49,15 @@ class StartingScreen(Screen[None]):
         super().__init__()
         self.doing = doing
         self.held: list[events.Key] = []
+        self._press: Callable[[events.Key], object] | None = None
+
+    def hand_on(self, press: Callable[[events.Key], object]) -> None:
+        """The app's parts are made: the keys held are pressed, and any key this screen
+        is still handed (typed before the main screen took its place) after them."""
+        self._press = press
+        held, self.held = self.held, []
+        for key in held:
+            press(key)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -58,4 +67,7 @@ class StartingScreen(Screen[None]):
     def on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
-        self.held.append(event)
+        if self._press is not None:
+            self._press(event)
+        else:
+            self.held.append(event)

@@ -88,7 +88,7 @@ class DynamoDBAdapter(Adapter[Any, Item, DynamoCost]):
         self.measurements = preread.measurements if preread is not None else Measurements()
         self.segment_clients = SegmentClients(options, client)
         self._listed_at_open: list[str] | None = None  # the table names read at open
-        self.warming = ClientWarming(client, reading_at_open=preread is not None)
+        self.warming = ClientWarming(lambda: self._client, reading_at_open=preread is not None)
         self.what_ifs = WhatIfs()  # the session's estimates, the latest per query
         self.plans = Plans()  # the session's plans; the latest goes into the report
         # The entity view's last table of each (table, index), for the report.

@@ -10,14 +10,16 @@ once the first screen is up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from dynotui.ui.host import Host
 
 
 class ClientWarming:
-    def __init__(self, client: Any, reading_at_open: bool) -> None:
-        """``reading_at_open``: the opening reads the table (and page 1) meanwhile."""
+    def __init__(self, client: Callable[[], Any], reading_at_open: bool) -> None:
+        """``client``: the adapter's client now (a reconnect replaces it);
+        ``reading_at_open``: the opening reads the table (and page 1) meanwhile."""
         self.client = client
         self.reading_at_open = reading_at_open
         self._started = False  # the first screen is up
@@ -39,6 +41,6 @@ class ClientWarming:
             host.after_refresh(self.warm)
 
     def warm(self) -> None:
-        warm = getattr(self.client, "warm", None)  # a LazyClient: make the real client now
+        warm = getattr(self.client(), "warm", None)  # a LazyClient: make the real client now
         if warm is not None:
             warm()
