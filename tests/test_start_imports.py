@@ -43,21 +43,27 @@ LATER = (
 )
 
 
-def loaded_on_the_start_path() -> set[str]:
-    script = START_PATH + "import sys\nprint('\\n'.join(sorted(sys.modules)))\n"
+def loaded_on(path: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``path``."""
+    script = path + "import sys\nprint('\\n'.join(sorted(sys.modules)))\n"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return set(done.stdout.split())
 
 
-def test_the_start_path_loads_nothing_wanted_only_later() -> None:
-    loaded = loaded_on_the_start_path()
-    assert "dynotui.ui.app" in loaded and "textual.app" in loaded  # the path ran
-    early = sorted(
+def among(loaded: set[str], packages: tuple[str, ...]) -> list[str]:
+    """The modules of ``loaded`` that are ``packages`` or inside them."""
+    return sorted(
         module
         for module in loaded
-        if any(module == name or module.startswith(name + ".") for name in LATER)
+        if any(module == name or module.startswith(name + ".") for name in packages)
     )
+
+
+def test_the_start_path_loads_nothing_wanted_only_later() -> None:
+    loaded = loaded_on(START_PATH)
+    assert "dynotui.ui.app" in loaded and "textual.app" in loaded  # the path ran
+    early = among(loaded, LATER)
     assert early == []
 
 
@@ -94,14 +100,6 @@ AFTER_THE_FIRST_FRAME = (
 
 
 def test_the_first_frame_comes_before_the_apps_parts() -> None:
-    script = FIRST_FRAME_PATH + "import sys\nprint('\\n'.join(sorted(sys.modules)))\n"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    loaded = set(done.stdout.split())
+    loaded = loaded_on(FIRST_FRAME_PATH)
     assert "dynotui.ui.starting" in loaded and "textual.app" in loaded  # the path ran
-    early = sorted(
-        module
-        for module in loaded
-        if any(module == name or module.startswith(name + ".") for name in AFTER_THE_FIRST_FRAME)
-    )
-    assert early == []
+    assert among(loaded, AFTER_THE_FIRST_FRAME) == []

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from dynotui.core.pager import Target
     from dynotui.ui.actions import Action
     from dynotui.ui.adapter import Adapter
-    from dynotui.ui.host import Severity
     from dynotui.ui.screens.main import MainScreen
     from dynotui.ui.session import Session
     from dynotui.ui.share import Share
@@ -45,16 +44,6 @@ class ViewKeysApp(App[None]):
         raise NotImplementedError
 
     def _apply_sidebar_mode(self, width: int | None = None) -> None:
-        raise NotImplementedError
-
-    def say(
-        self,
-        words: str,
-        *,
-        title: str = "",
-        severity: Severity = "information",
-        timeout: float | None = None,
-    ) -> None:
         raise NotImplementedError
 
     # -- moves ----------------------------------------------------------------------------
@@ -153,7 +142,7 @@ class ViewKeysApp(App[None]):
 
         words = scroll_sidebar(self.active_view)
         if words:
-            self.say(words)
+            notify(self, words)
 
     def action_toggle_sidebar(self) -> None:
         strip = self.active_view.has_class("-strip")
