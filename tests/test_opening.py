@@ -15,6 +15,7 @@ import pytest
 from faultproxy import FaultProxy
 from helpers import responses
 
+from dynotui.core.errors import ReadCancelled
 from dynotui.core.text import _ONE_LINE, visible
 from dynotui.dynamodb.connection import ConnectionOptions, ConnectionSetupError
 from dynotui.dynamodb.lazy_client import LazyClient
@@ -25,6 +26,13 @@ from dynotui.process.forked import can_fork
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="fork is used on Linux only")
 MODES = [pytest.param(True, id="forked", marks=needs_fork), pytest.param(False, id="thread")]
+
+
+QUERY = {
+    "KeyConditionExpression": "customer = :c",
+    "ExpressionAttributeValues": {":c": {"S": "acme"}},
+    "Limit": 5,
+}
 
 
 def plain_pages(client: Any, table: str, size: int, count: int) -> list[list[dict]]:
@@ -191,6 +199,41 @@ def test_errors_of_reads_the_child_makes_are_the_errors_of_the_service(
     # The child is gone: the next call is made by the app's own client.
     assert demo_table in lazy.describe_table(TableName=demo_table)["Table"]["TableName"]
     assert lazy._client is not None
+
+
+@needs_fork
+def test_a_call_the_child_is_making_when_closed_is_not_made_again(
+    ddb: Any, demo_table: str
+) -> None:
+    """The app leaves while a page read ahead goes through the child: that Query may have
+    been sent and billed already, so it is cancelled, not sent again on a new client."""
+    with FaultProxy(ddb.endpoint_url, fault_rate=0.0) as proxy:
+        options = ConnectionOptions(endpoint_url=proxy.endpoint_url)
+        opening = Opening(options, demo_table, QueryForm(partition_value="acme")).start()
+        assert opened(opening).page is not None
+        queries = proxy.arrivals.count("Query")  # page 1's
+        proxy.gate = threading.Event()  # the next request waits at the proxy
+        lazy = opening.client
+        outcome: list[Any] = []
+
+        def read_ahead() -> None:
+            try:
+                outcome.append(lazy.query(**QUERY, TableName=demo_table))
+            except Exception as exc:
+                outcome.append(exc)
+
+        reader = threading.Thread(target=read_ahead, daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 60
+        while proxy.arrivals.count("Query") == queries and time.monotonic() < deadline:
+            time.sleep(0.01)  # until the child's Query waits at the proxy
+        assert proxy.arrivals.count("Query") == queries + 1
+        opening.close()
+        reader.join(60)
+        proxy.gate.set()
+        assert len(outcome) == 1 and isinstance(outcome[0], ReadCancelled)
+        assert lazy._client is None  # no client was made to send it again
+        assert proxy.arrivals.count("Query") == queries + 1
 
 
 @needs_fork

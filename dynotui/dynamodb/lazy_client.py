@@ -23,7 +23,9 @@ StandIn = Callable[[str, dict[str, Any]], Any]
 
 
 class StandInGone(Exception):
-    """The stand-in has ended: the call is made with the own client instead."""
+    """The stand-in has ended before or while making the call (released, or its child
+    died): the call is made with the own client instead. One closed while making the
+    call raises ReadCancelled instead (``Opening._stand_in``)."""
 
 
 class LazyClient:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dynotui.core.errors import DynotuiError, InputError
+from dynotui.core.errors import DynotuiError, InputError, ReadCancelled
 from dynotui.core.page import Page
 from dynotui.core.pager import Pager
 from dynotui.dynamodb.advice import Measurements
@@ -210,7 +210,12 @@ class Opening:
                 child.send((name, params))
                 result, error = child.receive()
             except EOFError:
-                raise StandInGone from None
+                if self._closed:
+                    # Closed while the child made this call (the app is leaving, or has
+                    # a new connection): it may have been sent and billed already, so it
+                    # is not made again on the own client; the caller stops there.
+                    raise ReadCancelled() from None
+                raise StandInGone from None  # the child died: the own client makes it
         if error is not None:
             raise error
         return result
