@@ -218,6 +218,23 @@ async def test_failures_are_one_line_tool_errors_and_the_server_goes_on(
         ("entities", {"table_name": demo_table, "segments": "4"}),
         ("entities", {"table_name": demo_table, "entity_attribute": ""}),
     ]
+    # What the command says with its flags, a call says with its arguments: an agent gives
+    # arguments (each call here, and the words its error is to hold).
+    worded = [
+        ("entities", {"table_name": demo_table, "segments": 0}, "segments: 0 is not 1 to 64"),
+        ("count", {"table_name": demo_table, "scan": True, "max_calls": 0}, "max_calls must"),
+        (
+            "entities",
+            {"table_name": demo_table, "entity_attribute": "x", "no_entity_attribute": True},
+            "entity_attribute and no_entity_attribute",
+        ),
+        (
+            "what_if",
+            {"table_name": demo_table, "scan": True, "partition_key": "a", "include": "x"},
+            "include goes with projection INCLUDE",
+        ),
+        ("pages", {"statement": "SELECT * FROM t", "table_name": demo_table}, "drop table_name"),
+    ]
     async with serving(ddb, root=tmp_path) as mcp:
         for name, arguments in calls:
             try:
@@ -226,6 +243,11 @@ async def test_failures_are_one_line_tool_errors_and_the_server_goes_on(
                 assert name == "pages" and "max_read_units" in arguments, exc
                 continue
             error_line(result)
+        for name, arguments, words in worded:
+            line = error_line(await mcp.call_tool(name, arguments))
+            assert words in line, line
+            flags = ["--" + a.replace("_", "-") for a in ("max_read_units", *arguments)]
+            assert not [flag for flag in flags if flag in line], line
         assert (await mcp.call_tool("tables", {})).structured_content["tables"]
 
 

@@ -5,6 +5,7 @@ outside a tool's allow-list reaches its command."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dynotui.cli.command_args import command_args
-from dynotui.cli.mcp_tools import TOOLS, command_argv, input_schema
+from dynotui.cli.mcp_tools import TOOLS, argument_words, command_argv, input_schema
 from dynotui.core.errors import InputError
 
 CAP = 25.0
@@ -46,6 +47,9 @@ def test_fuzz_arguments_are_the_command_s_or_one_line(tool: Any, data: st.DataOb
         command_args(tool.module, tool.command, argv)
     except InputError as exc:
         assert "\n" not in str(exc).strip()
+        said = argument_words(tool, str(exc))  # as the server says it
+        flags = ["--" + f.replace("_", "-") for f in (*tool.flags, "max_read_units")]
+        assert not [f for f in flags if re.search(re.escape(f) + r"(?![\w-])", said)], said
         return
     allowed = {"--" + f.replace("_", "-") for f in (*tool.flags, "max_read_units")}
     for arg in argv:
@@ -99,3 +103,15 @@ def test_plan_and_entities_take_the_cap_as_their_flags_do_never_above_it(units: 
             continue
         taken = parse(text)  # the command's own flag type takes it
         assert 0 < taken <= units
+
+
+def test_an_error_names_the_tools_arguments_and_leaves_the_rest() -> None:
+    pages = next(t for t in TOOLS if t.name == "pages")
+    said = argument_words(pages, "argument --page-size: bad; drop --table-name, --scan")
+    assert said == "page_size: bad; drop table_name, scan"
+    assert argument_words(pages, "max is --max-read-units=5") == "max is max_read_units=5"
+    # Not the tool's (a flag of the command only), or not a flag at all: left as it is.
+    for text in ("give --foreign-token TEXT", "no table 'a--scan'", "--scanner", "--scan-x"):
+        assert argument_words(pages, text) == text
+    tables = next(t for t in TOOLS if t.name == "tables")  # takes no max_read_units
+    assert argument_words(tables, "--max-read-units 5") == "--max-read-units 5"

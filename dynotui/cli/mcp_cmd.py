@@ -14,7 +14,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from dynotui.cli.mcp_tools import DEFAULT_MAX_READ_UNITS, TOOLS, description, input_schema, run_tool
+from dynotui.cli.mcp_tools import (
+    DEFAULT_MAX_READ_UNITS,
+    TOOLS,
+    argument_words,
+    description,
+    input_schema,
+    run_tool,
+)
 from dynotui.cli.number_flags import seconds
 from dynotui.cli.options import HelpFormatter, add_connection_options
 from dynotui.core.errors import DynotuiError, InputError, error_words
@@ -101,9 +108,10 @@ def build_server(connection: argparse.Namespace, cap: float, root: Path) -> Any:
         except BaseException as exc:  # a call's failure is its error, never the server's
             if not isinstance(exc, Exception):
                 raise
-            return types.CallToolResult(
-                content=[types.TextContent(text=one_line(exc))], is_error=True
-            )
+            words, tool = one_line(exc), tools.get(params.name)
+            if tool is not None:
+                words = argument_words(tool, words)
+            return types.CallToolResult(content=[types.TextContent(text=words)], is_error=True)
         return types.CallToolResult(
             content=[types.TextContent(text=json.dumps(found, ensure_ascii=False))],
             structured_content=found,

@@ -20,6 +20,7 @@ import argparse
 import io
 import json
 import math
+import re
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -442,6 +443,23 @@ def command_argv(tool: Tool, arguments: Mapping[str, Any], cap: float, root: Pat
             raise InputError(f"max_read_units is above 0 and at most {cap:g} on this server")
         argv.append(f"--max-read-units={tool.units(units)}")
     return [*argv, *tool.fixed, "--", *positionals] if positionals else [*argv, *tool.fixed]
+
+
+_FLAG = re.compile(r"(?<![\w-])(?:argument )?--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])")
+
+
+def argument_words(tool: Tool, text: str) -> str:
+    """A command's error in the words of the tool's call: each flag the tool takes named
+    as its argument (``--page-size`` is ``page_size``; argparse's ``argument --segments:``
+    is ``segments:``), since a coding agent calling the tool gives arguments, not flags.
+    Flags the tool does not take are left as they are: they name the command's own."""
+    takes = set(tool.flags) | ({"max_read_units"} if tool.capped else set())
+
+    def named(found: re.Match[str]) -> str:
+        name = found.group(1).replace("-", "_")
+        return name if name in takes else found.group(0)
+
+    return _FLAG.sub(named, text)
 
 
 def run_tool(
